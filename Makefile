@@ -1,0 +1,70 @@
+# ena-fast: an out-of-tree ENA driver, its QEMU device model and test rig.
+#
+#   make setup   prepare this machine (root, Debian 12): packages, kernels, QEMU
+#   make         build ena.ko for every supported kernel: build/<release>/ena.ko
+#   make check   W=1 -Werror, sparse, coccicheck, checkpatch --strict
+#   make test    make check, then the selftests in guests; ends "N passed, N failed"
+#   make run     the demo: two devices, our driver, ping, a short report
+#   make bench   benchmarks into bench/results/
+#
+# KDIR=/path/to/headers builds for one other kernel tree instead.
+
+ENA_CACHE ?= /var/cache/ena-fast
+export ENA_CACHE
+TOP := $(abspath .)
+SRC_FILES := Kbuild $(shell find drivers include -type f \( -name '*.[ch]' -o -name Kbuild \) 2>/dev/null | sort)
+DRV_DIR := drivers/net/ethernet/ena
+
+ifdef KDIR
+RELEASES := $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+kdir_of = $(KDIR)
+else
+RELEASES := $(sort $(notdir $(wildcard $(ENA_CACHE)/headers/*-amd64)))
+kdir_of = $(ENA_CACHE)/headers/$(1)/usr/src/linux-headers-$(1)
+endif
+MODULES := $(foreach r,$(RELEASES),build/$(r)/ena.ko)
+JOBS ?= 2
+
+.PHONY: all modules setup check test run bench clean dkms-check FORCE
+all: modules
+
+modules: $(if $(wildcard $(DRV_DIR)/Kbuild),$(MODULES),no-driver)
+
+no-driver:
+	@echo "make: no driver sources yet ($(DRV_DIR)/Kbuild missing)"
+
+ifeq ($(RELEASES),)
+$(MODULES) check: need-setup
+need-setup:
+	@echo "make: no kernel headers in $(ENA_CACHE)/headers: run 'make setup'" >&2; exit 1
+endif
+
+# Each kernel gets its own copy of the sources so builds never share objects.
+build/%/ena.ko: $(SRC_FILES) FORCE
+	@mkdir -p build/$*/src
+	@tar cf - $(SRC_FILES) | tar xf - -C build/$*/src --touch --keep-newer-files 2>/dev/null || \
+		tar cf - $(SRC_FILES) | tar xf - -C build/$*/src
+	$(MAKE) -s -C $(call kdir_of,$*) M=$(TOP)/build/$*/src W=1 \
+		KCFLAGS="$(KCFLAGS) -Werror" -j$(JOBS) modules
+	@cp build/$*/src/$(DRV_DIR)/ena.ko $@
+
+setup:
+	tools/setup.sh
+
+check: modules
+	tools/check.sh $(RELEASES)
+
+test:
+	tools/testing/run-tests
+
+run:
+	tools/demo.sh
+
+bench:
+	bench/run.sh
+
+dkms-check:
+	tools/dkms-check.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ENA driver: the adapter, queue pairs and the functions each file offers.
+ */
+#ifndef _ENA_H_
+#define _ENA_H_
+
+#include <linux/bitops.h>
+#include <linux/etherdevice.h>
+#include <linux/interrupt.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+
+#include "ena_admin.h"
+#include "ena_io.h"
+#include "ena_poll.h"
+#include "ena_regs.h"
+
+#define ENA_DRV_NAME			"ena"
+#define ENA_DRV_VERSION_MAJOR		0
+#define ENA_DRV_VERSION_MINOR		3
+#define ENA_DRV_VERSION_SUBMINOR	0
+
+/* Sizing, named in one place */
+#define ENA_MAX_QUEUES			128
+#define ENA_DEFAULT_RING_SIZE		1024
+#define ENA_MIN_RING_SIZE		256
+#define ENA_AQ_DEPTH			32
+#define ENA_AENQ_DEPTH			16
+#define ENA_MGMT_VECTOR			0
+#define ENA_IO_VECTOR(qid)		((qid) + 1)
+#define ENA_NAPI_BUDGET			64
+#define ENA_RSS_TABLE_LOG		7
+#define ENA_RSS_TABLE_SIZE		BIT(ENA_RSS_TABLE_LOG)
+#define ENA_MIN_MTU			128
+#define ENA_TX_MAX_BUFS			(MAX_SKB_FRAGS + 1)
+/* descriptors one packet may need: a meta descriptor plus its buffers */
+#define ENA_TX_MAX_DESCS		(ENA_TX_MAX_BUFS + 1)
+#define ENA_RX_HEADROOM			NET_SKB_PAD
+#define ENA_RX_MAX_DESCS_PER_PKT	16
+#define ENA_TX_CQ_ENTRY_WORDS		(sizeof(struct ena_tx_cdesc) / 4)
+#define ENA_RX_CQ_ENTRY_WORDS		(sizeof(struct ena_rx_cdesc) / 4)
+/* Health */
+#define ENA_KEEP_ALIVE_TIMEOUT_MS	6000
+#define ENA_WATCHDOG_PERIOD		HZ
+#define ENA_TX_TIMEOUT			(5 * HZ)
+
+/* adapter->flags */
+enum ena_flag {
+	ENA_F_READLESS,		/* registers read through DMA */
+	ENA_F_ADMIN_READY,	/* admin queue programmed into the device */
+	ENA_F_MGMT_IRQ,		/* management vector requested */
+	ENA_F_WANT_UP,		/* user asked for the interface up */
+	ENA_F_QUEUES_UP,	/* IO queues are running */
+	ENA_F_RESET_PENDING,	/* reset work queued and not finished */
+	ENA_F_DEV_DEAD,		/* device must not get admin commands */
+	ENA_F_RSS_PUSHED,	/* hash function and input sent */
+	ENA_F_REMOVING,
+};
+
+/**
+ * struct ena_queue_stats - counters of one queue index
+ *
+ * These live as long as the adapter (allocated at probe, a few hundred bytes
+ * per queue) so they survive the queue's memory being freed on stop.
+ * Datapath counters are updated under @napi_sync (NAPI) or @xmit_sync (xmit
+ * under the TX queue lock); memory counters change only under RTNL or in
+ * NAPI refill (page counters) and are read with READ_ONCE.
+ */
+struct ena_queue_stats {
+	struct u64_stats_sync napi_sync;
+	u64 tx_packets;
+	u64 tx_bytes;
+	u64 tx_completions;
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 rx_csum_good;
+	u64 rx_csum_bad;
+	u64 rx_alloc_fail;
+	u64 rx_dropped;
+	u64 napi_polls;
+	u64 page_allocs;
+	u64 page_frees;
+
+	struct u64_stats_sync xmit_sync;
+	u64 tx_stops;
+	u64 tx_dropped;
+	u64 tx_dma_err;
+	u64 tx_doorbells;
+
+	/* memory life cycle */
+	u64 ring_bytes;
+	u64 dma_allocs;
+	u64 dma_frees;
+	u64 starts;
+	u64 stops;
+};
+
+struct ena_tx_map {
+	dma_addr_t addr;
+	u32 len;
+	bool is_page;
+};
+
+struct ena_tx_buf {
+	struct sk_buff *skb;
+	u16 descs;		/* SQ slots (descriptors or LLQ entries) */
+	u8 nr_maps;
+	struct ena_tx_map map[ENA_TX_MAX_BUFS];
+};
+
+struct ena_rx_buf {
+	struct page *page;
+	dma_addr_t dma;
+};
+
+struct ena_txq {
+	u32 depth;
+	u32 sq_tail;		/* free running, in descriptors/entries */
+	u32 sq_head;		/* slots the device is done with */
+	u8 sq_phase;
+	u8 cq_phase;
+	bool llq;
+	u16 sq_idx;
+	u16 cq_idx;
+	u32 cq_head;
+	u32 next_to_use;	/* free_ids consumer */
+	u32 next_to_clean;	/* free_ids producer */
+	struct ena_tx_desc *descs;	/* host placement */
+	dma_addr_t descs_dma;
+	u8 __iomem *llq_mem;		/* device placement */
+	u8 *bounce;			/* one LLQ entry being built */
+	struct ena_tx_cdesc *cq;
+	dma_addr_t cq_dma;
+	u32 __iomem *db;
+	u32 __iomem *cq_db;
+	u16 *free_ids;
+	struct ena_tx_buf *bufs;
+	struct netdev_queue *ndq;
+};
+
+struct ena_rxq {
+	u32 depth;
+	u32 sq_tail;
+	u8 sq_phase;
+	u8 cq_phase;
+	u16 sq_idx;
+	u16 cq_idx;
+	u32 cq_head;
+	u32 buf_len;
+	u32 next_to_use;
+	u32 next_to_clean;
+	struct ena_rx_desc *descs;
+	dma_addr_t descs_dma;
+	struct ena_rx_cdesc *cq;
+	dma_addr_t cq_dma;
+	u32 __iomem *db;
+	u32 __iomem *cq_db;
+	u16 *free_ids;
+	struct ena_rx_buf *bufs;
+	struct page_pool *pool;
+};
+
+/* qp->state */
+enum ena_qp_state {
+	ENA_QP_ALLOCATED,
+	ENA_QP_STARTED,
+};
+
+/**
+ * struct ena_qp - one IO queue pair: a TX ring, an RX ring, one NAPI, one
+ * MSI-X vector.  Embedded in adapter->qps[] from probe on; ring memory is
+ * attached by ena_qp_alloc() and dropped by ena_qp_free().
+ */
+struct ena_qp {
+	struct ena_adapter *adapter;
+	struct napi_struct napi;
+	struct ena_txq tx;
+	struct ena_rxq rx;
+	struct ena_queue_stats *stats;
+	u32 __iomem *unmask;
+	unsigned long state;
+	u16 qid;
+	int node;
+	int irq;
+	char irq_name[IFNAMSIZ + 8];
+};
+
+struct ena_admin_queue {
+	struct mutex lock;	/* one command in flight */
+	struct ena_aq_cmd *sq;
+	dma_addr_t sq_dma;
+	struct ena_acq_resp *cq;
+	dma_addr_t cq_dma;
+	u16 sq_tail;
+	u16 cq_head;
+	u8 sq_phase;
+	u8 cq_phase;
+	u16 next_cmd_id;
+	u32 timeout_us;
+	u64 polled_cmds;	/* commands served by polling (all of them) */
+	u64 errors;		/* non-zero completion status */
+	u64 malformed;		/* completions that failed validation */
+};
+
+struct ena_aenq {
+	spinlock_t lock;	/* IRQ handler vs. probe/reset */
+	struct ena_aenq_entry *ring;
+	dma_addr_t dma;
+	u16 head;
+	u8 phase;
+	u64 events[ENA_AENQ_GROUPS + 1];	/* last slot: unknown groups */
+};
+
+struct ena_llq_cfg {
+	bool enabled;
+	u16 entry_size;		/* bytes */
+	u16 descs_before_hdr;
+	u16 descs_per_entry;
+	u16 hdr_room;		/* header bytes that fit in the first entry */
+	u32 max_depth;
+	u32 max_num;
+	u16 accel_flags;
+	u16 max_tx_burst;
+};
+
+struct ena_adapter {
+	struct pci_dev *pdev;
+	struct net_device *netdev;
+	void __iomem *regs;
+	void __iomem *llq_bar;
+	unsigned long flags;
+	struct ena_poll poll;
+	struct ena_admin_queue aq;
+	struct ena_aenq aenq;
+
+	/* readless register reads */
+	struct mutex mmio_lock;	/* one read in flight */
+	struct ena_mmio_resp *mmio_resp;
+	dma_addr_t mmio_resp_dma;
+	u16 mmio_seq;
+
+	/* what the device said */
+	u32 reset_timeout_us;
+	u32 dma_width;
+	u32 supported_features;
+	u32 capabilities;
+	u8 mac[ETH_ALEN];
+	u32 max_mtu;
+	u32 dev_max_queues;
+	u32 dev_max_tx_depth;
+	u32 dev_max_rx_depth;
+	u32 max_tx_sgl;
+	u32 max_rx_sgl;
+	u32 tx_max_header;
+	u32 offload_tx;
+	u32 offload_rx;
+	u32 aenq_groups;
+	u16 intr_delay_res;
+	struct ena_feat_hw_hints hints;
+	struct ena_llq_cfg llq;
+
+	/* host info page, kept for re-sends after reset */
+	struct ena_host_info *host_info;
+	dma_addr_t host_info_dma;
+
+	/* RSS */
+	u32 rss_ind[ENA_RSS_TABLE_SIZE];	/* queue ids */
+	bool rss_user_table;
+	struct ena_ind_entry *rss_dev_tbl;
+	dma_addr_t rss_dev_tbl_dma;
+	struct ena_hash_key_buf *hash_key;
+	dma_addr_t hash_key_dma;
+	struct ena_hash_input_buf *hash_input;
+	dma_addr_t hash_input_dma;
+	u8 hash_func;
+	u32 hash_funcs_supported;
+
+	/* configuration; changed under RTNL */
+	u32 max_queues;		/* vectors, device, driver cap */
+	u32 num_queues;		/* configured channels */
+	u32 tx_ring_size;
+	u32 rx_ring_size;
+	u32 rx_buf_len;
+	struct ena_qp *qps;			/* [max_queues] */
+	struct ena_queue_stats *qstats;		/* [max_queues] */
+
+	int num_vectors;
+	char mgmt_irq_name[32];
+
+	/* health */
+	struct delayed_work watchdog;
+	unsigned long last_keep_alive;
+	u32 keep_alive_timeout_ms;
+	struct work_struct reset_work;
+	enum ena_reset_reason reset_reason;
+	u64 resets;
+	u64 resets_failed;
+	u64 link_changes;
+	u64 dev_rx_drops;
+	u64 dev_tx_drops;
+	u64 dev_rx_overruns;
+	u64 tx_timeouts;
+
+	struct dentry *debugfs;
+	u64 probe_us;
+};
+
+/* ena_com.c: registers, readless reads, reset, admin queue, AENQ */
+void ena_reg_write(struct ena_adapter *a, u32 off, u32 val);
+int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val);
+int ena_mmio_init(struct ena_adapter *a);
+void ena_mmio_program(struct ena_adapter *a);
+void ena_mmio_fini(struct ena_adapter *a);
+int ena_dev_reset(struct ena_adapter *a, enum ena_reset_reason reason);
+int ena_admin_alloc(struct ena_adapter *a);
+void ena_admin_program(struct ena_adapter *a);
+void ena_admin_free(struct ena_adapter *a);
+int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
+		   struct ena_acq_resp *resp);
+bool ena_feature_supported(struct ena_adapter *a, enum ena_feature id);
+int ena_get_feature(struct ena_adapter *a, enum ena_feature id, u8 version,
+		    dma_addr_t buf, u32 buf_len, struct ena_acq_resp *resp);
+int ena_set_feature(struct ena_adapter *a, struct ena_aq_cmd *cmd,
+		    enum ena_feature id, dma_addr_t buf, u32 buf_len);
+void ena_set_dma_addr(struct ena_dma_addr *d, dma_addr_t addr);
+void ena_aenq_enable(struct ena_adapter *a);
+void ena_aenq_process(struct ena_adapter *a);
+const char *ena_feature_name(enum ena_feature id);
+
+/* ena_device.c: the bring-up command sequence shared by probe and reset */
+int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason);
+void ena_device_fini(struct ena_adapter *a);
+int ena_set_mtu_dev(struct ena_adapter *a, u32 mtu);
+
+/* ena_rss.c */
+int ena_rss_probe(struct ena_adapter *a);
+void ena_rss_free(struct ena_adapter *a);
+void ena_rss_default_table(struct ena_adapter *a, u32 nq);
+int ena_rss_push(struct ena_adapter *a);
+
+/* ena_queue.c: one queue pair's memory life cycle */
+int ena_qp_alloc(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth);
+int ena_qp_start(struct ena_adapter *a, u16 qid);
+void ena_qp_stop(struct ena_adapter *a, u16 qid);
+void ena_qp_free(struct ena_adapter *a, u16 qid);
+u32 ena_rx_buf_len_for_mtu(u32 mtu);
+
+/* ena_txrx.c: datapath */
+netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev);
+int ena_napi_poll(struct napi_struct *napi, int budget);
+irqreturn_t ena_io_irq(int irq, void *data);
+int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp);
+void ena_tx_drain(struct ena_qp *qp);
+void ena_rx_drain(struct ena_qp *qp);
+void ena_unmask_irq(struct ena_qp *qp);
+
+/* ena_netdev.c */
+struct net_device *ena_netdev_alloc(struct ena_adapter *a);
+void ena_netdev_setup(struct ena_adapter *a);
+int ena_up(struct ena_adapter *a);
+void ena_down(struct ena_adapter *a);
+int ena_set_channels_live(struct ena_adapter *a, u32 new_count);
+int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
+		       struct netlink_ext_ack *extack);
+void ena_link_update(struct ena_adapter *a, bool up);
+
+/* ena_reset.c: health watchdog and device reset/recovery */
+void ena_health_init(struct ena_adapter *a);
+void ena_health_start(struct ena_adapter *a);
+void ena_health_stop(struct ena_adapter *a);
+void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
+			const char *why);
+void ena_keep_alive(struct ena_adapter *a);
+
+/* ena_ethtool.c */
+void ena_ethtool_set_ops(struct net_device *netdev);
+
+/* ena_debugfs.c */
+void ena_debugfs_module_init(void);
+void ena_debugfs_module_exit(void);
+void ena_debugfs_add(struct ena_adapter *a);
+void ena_debugfs_remove(struct ena_adapter *a);
+
+static inline bool ena_rt_qp_up(const struct ena_qp *qp)
+{
+	return test_bit(ENA_QP_STARTED, &qp->state);
+}
+
+#endif /* _ENA_H_ */

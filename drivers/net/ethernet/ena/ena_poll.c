@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The wait policy: check at once; then sleep and grow the sleep by a policy
+ * (linear by default) up to a cap; give up at the caller's bound with -ETIME
+ * and a log line naming what was waited for.
+ */
+#include <linux/delay.h>
+#include <linux/device.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/string.h>
+
+#include "ena_poll.h"
+
+static char *admin_poll = "linear";
+module_param(admin_poll, charp, 0444);
+MODULE_PARM_DESC(admin_poll,
+		 "Device wait policy: linear (default), fixed or exp");
+
+static uint admin_poll_us;
+module_param(admin_poll_us, uint, 0444);
+MODULE_PARM_DESC(admin_poll_us,
+		 "First sleep in us (the only one for 'fixed'); 0 = policy default (linear 10, fixed 5000, exp 100)");
+
+static uint admin_poll_step_us;
+module_param(admin_poll_step_us, uint, 0444);
+MODULE_PARM_DESC(admin_poll_step_us,
+		 "Linear growth per wakeup in us; 0 = default 10");
+
+static uint admin_poll_max_us;
+module_param(admin_poll_max_us, uint, 0444);
+MODULE_PARM_DESC(admin_poll_max_us,
+		 "Longest single sleep in us; 0 = policy default (linear 1000, exp 5000)");
+
+static const char * const ena_poll_mode_names[] = {
+	[ENA_POLL_LINEAR] = "linear",
+	[ENA_POLL_FIXED] = "fixed",
+	[ENA_POLL_EXP] = "exp",
+};
+
+static const char * const ena_wait_kind_names[] = {
+	[ENA_WAIT_ADMIN] = "admin",
+	[ENA_WAIT_RESET] = "reset",
+	[ENA_WAIT_MMIO] = "mmio",
+};
+
+const char *ena_poll_mode_name(const struct ena_poll *p)
+{
+	return ena_poll_mode_names[p->mode];
+}
+
+const char *ena_wait_kind_name(enum ena_wait_kind kind)
+{
+	return ena_wait_kind_names[kind];
+}
+
+/**
+ * ena_poll_init() - snapshot the module parameters into a device's policy
+ * @p: policy and counters of one device
+ * @dev: device named in log lines
+ *
+ * An unknown policy name falls back to "linear" with a warning.
+ */
+void ena_poll_init(struct ena_poll *p, struct device *dev)
+{
+	memset(p, 0, sizeof(*p));
+	p->dev = dev;
+
+	if (sysfs_streq(admin_poll, "fixed")) {
+		p->mode = ENA_POLL_FIXED;
+		p->first_us = ENA_POLL_FIXED_US;
+		p->max_us = ENA_POLL_FIXED_US;
+	} else if (sysfs_streq(admin_poll, "exp")) {
+		p->mode = ENA_POLL_EXP;
+		p->first_us = ENA_POLL_EXP_FIRST_US;
+		p->max_us = ENA_POLL_EXP_MAX_US;
+	} else {
+		if (!sysfs_streq(admin_poll, "linear"))
+			dev_warn(dev, "admin_poll=%s unknown, using linear\n",
+				 admin_poll);
+		p->mode = ENA_POLL_LINEAR;
+		p->first_us = ENA_POLL_LINEAR_FIRST_US;
+		p->step_us = ENA_POLL_LINEAR_STEP_US;
+		p->max_us = ENA_POLL_LINEAR_MAX_US;
+	}
+
+	if (admin_poll_us)
+		p->first_us = admin_poll_us;
+	if (admin_poll_step_us)
+		p->step_us = admin_poll_step_us;
+	if (admin_poll_max_us)
+		p->max_us = admin_poll_max_us;
+	if (p->mode == ENA_POLL_FIXED)
+		p->max_us = p->first_us;
+	p->max_us = max(p->max_us, p->first_us);
+}
+
+static u32 ena_poll_next_us(const struct ena_poll *p, u32 cur)
+{
+	u64 next;
+
+	switch (p->mode) {
+	case ENA_POLL_LINEAR:
+		next = (u64)cur + p->step_us;
+		break;
+	case ENA_POLL_EXP:
+		next = (u64)cur * 2;
+		break;
+	default:
+		next = cur;
+		break;
+	}
+	return min_t(u64, next, p->max_us);
+}
+
+static void ena_poll_sleep(u32 us)
+{
+	if (us < ENA_POLL_EXACT_BELOW_US)
+		usleep_range(us, us);
+	else
+		usleep_range(us, us + us / ENA_POLL_SLACK_DIV);
+}
+
+/**
+ * ena_poll_wait() - wait until @done returns true, within @timeout_us
+ * @p: policy and counters
+ * @kind: which counter set to charge
+ * @done: condition; called at once and after every sleep; must not sleep
+ * @ctx: argument of @done
+ * @timeout_us: bound of the whole wait
+ * @what: what is waited for, named in the timeout log line
+ *
+ * Callers serialize waits of one kind (the admin queue lock, the reset
+ * path), so the counters need no atomics; readers may see torn snapshots
+ * only on 32-bit hosts.
+ *
+ * Return: 0 once @done holds, -ETIME when @timeout_us passed without it.
+ */
+int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
+		  bool (*done)(void *ctx), void *ctx, u32 timeout_us,
+		  const char *what)
+{
+	struct ena_wait_stats *st = &p->stats[kind];
+	ktime_t start = ktime_get();
+	ktime_t deadline = ktime_add_us(start, timeout_us);
+	u64 wakeups = 0, ns;
+	u32 sleep_us = p->first_us;
+	int rc = 0;
+
+	while (!done(ctx)) {
+		ktime_t now = ktime_get();
+		s64 left_us;
+
+		if (ktime_after(now, deadline)) {
+			/* one last look: we may have been descheduled */
+			if (done(ctx))
+				break;
+			rc = -ETIME;
+			break;
+		}
+		left_us = ktime_us_delta(deadline, now);
+		ena_poll_sleep(min_t(s64, sleep_us, max_t(s64, left_us, 1)));
+		wakeups++;
+		sleep_us = ena_poll_next_us(p, sleep_us);
+	}
+
+	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+	WRITE_ONCE(st->waits, st->waits + 1);
+	WRITE_ONCE(st->wakeups, st->wakeups + wakeups);
+	WRITE_ONCE(st->total_ns, st->total_ns + ns);
+	if (ns > st->max_ns)
+		WRITE_ONCE(st->max_ns, ns);
+	if (rc) {
+		WRITE_ONCE(st->timeouts, st->timeouts + 1);
+		dev_err(p->dev,
+			"%s wait for %s timed out after %llu us (%llu wakeups, policy %s)\n",
+			ena_wait_kind_names[kind], what, ns / NSEC_PER_USEC,
+			wakeups, ena_poll_mode_names[p->mode]);
+	}
+	return rc;
+}
+
+u64 ena_poll_total_wakeups(const struct ena_poll *p)
+{
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < ENA_WAIT_KINDS; i++)
+		sum += READ_ONCE(p->stats[i].wakeups);
+	return sum;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one wait policy for every bounded wait on the device: admin
+ * completions, reset handshakes on DEV_STS and readless register reads.
+ */
+#ifndef _ENA_POLL_H_
+#define _ENA_POLL_H_
+
+#include <linux/types.h>
+
+struct device;
+
+/* All tunables of the wait policy, named in one place. */
+#define ENA_POLL_LINEAR_FIRST_US	10	/* first sleep of "linear" */
+#define ENA_POLL_LINEAR_STEP_US		10	/* added per wakeup */
+#define ENA_POLL_LINEAR_MAX_US		1000	/* cap */
+#define ENA_POLL_FIXED_US		5000	/* "fixed": legacy msleep(5) */
+#define ENA_POLL_EXP_FIRST_US		100	/* "exp": as upstream */
+#define ENA_POLL_EXP_MAX_US		5000
+/*
+ * usleep_range() slack: hrtimer expiry is exact with zero slack, which is
+ * what a short poll wants (usleep_range(10, 20) measured 60-77 us in TCG
+ * guests because the range lets the timer be coalesced late).  Long sleeps
+ * get 1/ENA_POLL_SLACK_DIV of slack so they can still be merged.
+ */
+#define ENA_POLL_EXACT_BELOW_US		200
+#define ENA_POLL_SLACK_DIV		8
+/* Fallbacks when the device does not say */
+#define ENA_ADMIN_TIMEOUT_DEFAULT_US	3000000
+#define ENA_RESET_TIMEOUT_DEFAULT_US	3000000
+#define ENA_MMIO_READ_TIMEOUT_US	200000
+
+enum ena_poll_mode {
+	ENA_POLL_LINEAR,
+	ENA_POLL_FIXED,
+	ENA_POLL_EXP,
+};
+
+enum ena_wait_kind {
+	ENA_WAIT_ADMIN,
+	ENA_WAIT_RESET,
+	ENA_WAIT_MMIO,
+	ENA_WAIT_KINDS,
+};
+
+/**
+ * struct ena_wait_stats - what the waits of one kind cost
+ * @waits: waits performed (for ENA_WAIT_ADMIN: admin commands)
+ * @wakeups: sleeps taken before the condition held
+ * @total_ns: summed wall time of all waits
+ * @max_ns: the longest single wait
+ * @timeouts: waits that gave up
+ */
+struct ena_wait_stats {
+	u64 waits;
+	u64 wakeups;
+	u64 total_ns;
+	u64 max_ns;
+	u64 timeouts;
+};
+
+struct ena_poll {
+	struct device *dev;
+	enum ena_poll_mode mode;
+	u32 first_us;
+	u32 step_us;
+	u32 max_us;
+	struct ena_wait_stats stats[ENA_WAIT_KINDS];
+};
+
+void ena_poll_init(struct ena_poll *p, struct device *dev);
+int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
+		  bool (*done)(void *ctx), void *ctx, u32 timeout_us,
+		  const char *what);
+const char *ena_poll_mode_name(const struct ena_poll *p);
+const char *ena_wait_kind_name(enum ena_wait_kind kind);
+u64 ena_poll_total_wakeups(const struct ena_poll *p);
+
+#endif /* _ENA_POLL_H_ */

@@ -1,0 +1,85 @@
+#!/bin/bash
+# Build qemu-system-x86_64 (QEMU 10.0 from Debian's source package) with the
+# ENA device model from this directory. The result is cached by a hash of the
+# model's sources: $ENA_CACHE/qemu/<hash>/qemu-system-x86_64, and
+# $ENA_CACHE/qemu/current points at the newest build. The configured build
+# tree is kept, so a change to the model rebuilds one file.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tools/lib.sh"
+
+hash=$(ena_qemu_hash)
+out=$ENA_CACHE/qemu/$hash
+if [ -x "$out/qemu-system-x86_64" ]; then
+	ln -sfn "$hash" "$ENA_CACHE/qemu/current"
+	exit 0
+fi
+
+tarball=$(ls "$ENA_CACHE"/src/qemu_10.0*.orig.tar.* 2>/dev/null | tail -n1)
+[ -n "$tarball" ] || { echo "build.sh: no QEMU source in $ENA_CACHE/src: run 'make setup'" >&2; exit 1; }
+work=$ENA_CACHE/qemu-tree
+src=$work/src
+if [ "$(cat "$work/tarball" 2>/dev/null)" != "$tarball" ]; then
+	echo "build.sh: extracting $(basename "$tarball")"
+	rm -rf "$work"; mkdir -p "$work"
+	tar -C "$work" -xf "$tarball"
+	mv "$work"/qemu-* "$src"
+	cp "$src/hw/net/trace-events" "$src/hw/net/trace-events.orig"
+	# the dfsg source has no firmware blobs: do not try to unpack EDK2 images
+	sed -i 's/unpack_edk2_blobs = bzip2.found()/unpack_edk2_blobs = false/' "$src/meson.build"
+	cat >> "$src/hw/net/meson.build" <<'EOM'
+
+# ENA device model (out-of-tree, copied in by ena-fast tools/qemu/build.sh)
+system_ss.add(when: 'CONFIG_ENA_MODEL', if_true: files('ena.c'))
+EOM
+	cat >> "$src/hw/net/Kconfig" <<'EOM'
+
+config ENA_MODEL
+    bool
+    default y if PCI_DEVICES
+    depends on PCI && MSI_NONBROKEN
+EOM
+	echo "$tarball" > "$work/tarball"
+fi
+
+# Copy the model in; leave unchanged files untouched so ninja stays incremental.
+install_if_changed() {
+	cmp -s "$1" "$2" || cp "$1" "$2"
+}
+if [ -f "$top/tools/qemu/ena.c" ]; then
+	install_if_changed "$top/tools/qemu/ena.c" "$src/hw/net/ena.c"
+	for h in "$top"/tools/qemu/*.h; do
+		[ -e "$h" ] && install_if_changed "$h" "$src/hw/net/$(basename "$h")"
+	done
+else
+	# no model yet: build an empty unit so the tree still configures
+	printf '/* placeholder: tools/qemu/ena.c not present */\n' > "$src/hw/net/ena.c.new"
+	install_if_changed "$src/hw/net/ena.c.new" "$src/hw/net/ena.c"
+fi
+cat "$src/hw/net/trace-events.orig" "$top/tools/qemu/trace-events" 2>/dev/null > "$src/hw/net/trace-events.new" ||
+	cp "$src/hw/net/trace-events.orig" "$src/hw/net/trace-events.new"
+install_if_changed "$src/hw/net/trace-events.new" "$src/hw/net/trace-events"
+
+bld=$src/build
+if [ ! -f "$bld/build.ninja" ]; then
+	echo "build.sh: configuring QEMU (x86_64-softmmu, tcg, slirp, virtfs)"
+	mkdir -p "$bld"
+	(cd "$bld" && ../configure --target-list=x86_64-softmmu \
+		--without-default-features --enable-tcg --disable-kvm \
+		--enable-slirp --enable-virtfs --enable-attr --enable-cap-ng \
+		--enable-fdt=system --disable-install-blobs --disable-docs --disable-werror \
+		--disable-download --python=/usr/bin/python3 \
+		--enable-trace-backends=log) > "$work/configure.log" 2>&1 ||
+		{ tail -40 "$work/configure.log" >&2; echo "build.sh: configure failed" >&2; exit 1; }
+fi
+echo "build.sh: building qemu-system-x86_64 (model hash $hash)"
+ninja -C "$bld" qemu-system-x86_64 > "$work/build.log" 2>&1 ||
+	{ grep -E 'error|Error' -A3 "$work/build.log" | head -60 >&2; echo "build.sh: build failed (log: $work/build.log)" >&2; exit 1; }
+
+mkdir -p "$out.tmp"
+cp "$bld/qemu-system-x86_64" "$out.tmp/"
+rm -rf "$out"; mv "$out.tmp" "$out"
+ln -sfn "$hash" "$ENA_CACHE/qemu/current"
+# keep the newest few builds only
+ls -1dt "$ENA_CACHE"/qemu/*/ | tail -n +6 | xargs -r rm -rf
+echo "build.sh: $out/qemu-system-x86_64"

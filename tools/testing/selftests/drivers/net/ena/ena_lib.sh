@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers of the ENA selftests: KTAP output, loading the driver under
+# test (ENA_DRIVER=stock|ours), finding its interfaces, talking to the QEMU
+# model through the monitor. Tests run as root inside a guest started by
+# tools/testing/vm/run.
+
+ENA_DRIVER=${ENA_DRIVER:-ours}
+ENA_TOP=${ENA_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../../../.." && pwd)}
+ENA_RELEASE=${ENA_RELEASE:-$(uname -r)}
+ENA_NDEV=${ENA_NDEV:-2}
+ENA_KO=${ENA_KO:-$ENA_TOP/build/$ENA_RELEASE/ena.ko}
+QMP="$ENA_TOP/tools/testing/vm/qmp"
+
+KTAP_N=0 KTAP_PASS=0 KTAP_FAIL=0 KTAP_SKIP=0 KTAP_XFAIL=0
+
+ktap_header() { # $1: planned number of test cases
+	echo "TAP version 13"
+	echo "1..$1"
+}
+ktap_diag() { echo "# $*"; }
+ktap_pass() { KTAP_N=$((KTAP_N + 1)); KTAP_PASS=$((KTAP_PASS + 1)); echo "ok $KTAP_N $*"; }
+ktap_fail() { KTAP_N=$((KTAP_N + 1)); KTAP_FAIL=$((KTAP_FAIL + 1)); echo "not ok $KTAP_N $*"; }
+ktap_skip() { KTAP_N=$((KTAP_N + 1)); KTAP_SKIP=$((KTAP_SKIP + 1)); echo "ok $KTAP_N $1 # SKIP ${*:2}"; }
+ktap_xfail() { KTAP_N=$((KTAP_N + 1)); KTAP_XFAIL=$((KTAP_XFAIL + 1)); echo "ok $KTAP_N $1 # XFAIL ${*:2}"; }
+# ktap_check NAME CMD...: one test case from a command's exit status
+ktap_check() {
+	local name=$1; shift
+	if "$@"; then ktap_pass "$name"; else ktap_fail "$name"; fi
+}
+ktap_finish() {
+	echo "# Totals: pass:$KTAP_PASS fail:$KTAP_FAIL xfail:$KTAP_XFAIL xpass:0 skip:$KTAP_SKIP error:0"
+	[ "$KTAP_FAIL" -eq 0 ]
+	exit $?
+}
+
+# --- the driver under test -------------------------------------------------
+
+is_ours() { [ "$ENA_DRIVER" = ours ]; }
+
+# ena_load [module parameters...]
+ena_load() {
+	if is_ours; then
+		[ -f "$ENA_KO" ] || { echo "# no $ENA_KO: run make" >&2; return 1; }
+		insmod "$ENA_KO" "$@"
+	else
+		modprobe ena "$@"
+	fi
+}
+
+ena_unload() {
+	grep -q '^ena ' /proc/modules || return 0
+	rmmod ena
+}
+
+# ena_ifaces: interface names bound to the ena driver, ordered by MAC
+ena_ifaces() {
+	local d
+	for d in /sys/class/net/*; do
+		[ "$(basename "$(readlink -f "$d/device/driver" 2>/dev/null)")" = ena ] || continue
+		echo "$(cat "$d/address") $(basename "$d")"
+	done | sort | awk '{print $2}'
+}
+
+# ena_wait_ifaces [N] [timeout s]: wait until N ena interfaces exist
+ena_wait_ifaces() {
+	local n=${1:-$ENA_NDEV} t=${2:-20} i
+	for ((i = 0; i < t * 20; i++)); do
+		[ "$(ena_ifaces | wc -l)" -ge "$n" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_carrier IFACE [timeout s] [ns]
+wait_carrier() {
+	local dev=$1 t=${2:-15} ns=${3:-} i
+	for ((i = 0; i < t * 20; i++)); do
+		[ "$(nsx "$ns" cat "/sys/class/net/$dev/carrier" 2>/dev/null)" = 1 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_no_carrier IFACE [timeout s] [ns]
+wait_no_carrier() {
+	local dev=$1 t=${2:-15} ns=${3:-} i
+	for ((i = 0; i < t * 20; i++)); do
+		[ "$(nsx "$ns" cat "/sys/class/net/$dev/carrier" 2>/dev/null)" != 1 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# nsx NS CMD...: run CMD in netns NS, or here when NS is empty
+nsx() {
+	local ns=$1; shift
+	if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi
+}
+
+# --- the QEMU model ----------------------------------------------------------
+
+qmp() { "$QMP" "$@"; }
+model_get() { "$QMP" qom-get "$1" "$2"; }     # model_get ena0 stat-admin-cmds
+model_set() { "$QMP" qom-set "$1" "$2" "$3"; } # model_set ena0 admin-latency-us 50
+model_link() { "$QMP" set_link "$1" "$2"; }  # model_link ena0 off
+
+# --- two hosts on one wire ---------------------------------------------------
+
+# pair_setup: first interface stays here as 10.77.0.1 / fd77::1, the second
+# moves into netns "ena-peer" as 10.77.0.2 / fd77::2. Sets A and B.
+pair_setup() {
+	local ifs
+	mapfile -t ifs < <(ena_ifaces)
+	[ "${#ifs[@]}" -ge 2 ] || return 1
+	A=${ifs[0]} B=${ifs[1]}
+	ip netns add ena-peer || return 1
+	ip link set "$B" netns ena-peer || return 1
+	ip netns exec ena-peer ip link set lo up
+	sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+	ip netns exec ena-peer sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+	ip addr add 10.77.0.1/24 dev "$A"
+	ip -6 addr add fd77::1/64 dev "$A" nodad
+	ip netns exec ena-peer ip addr add 10.77.0.2/24 dev "$B"
+	ip netns exec ena-peer ip -6 addr add fd77::2/64 dev "$B" nodad
+	ip link set "$A" up
+	ip netns exec ena-peer ip link set "$B" up
+}
+
+# pair_teardown: bring the peer interface home so the module can unload
+pair_teardown() {
+	if ip netns list 2>/dev/null | grep -q '^ena-peer'; then
+		[ -n "${B:-}" ] && ip netns exec ena-peer ip link set "$B" netns 1 2>/dev/null
+		ip netns del ena-peer
+	fi
+}
+
+# ping_ok [count]: IPv4 ping from here to the peer
+ping_ok() { ping -q -c "${1:-3}" -i 0.2 -W 2 10.77.0.2 >/dev/null 2>&1; }
+
+# dmesg_clean [since-line]: no BUG/WARNING/Oops/leak reports in the kernel log
+dmesg_clean() {
+	! dmesg | tail -n +"${1:-1}" | grep -E 'BUG|WARNING|Oops|leak|Call Trace' >&2
+}
+dmesg_lines() { dmesg | wc -l; }
