@@ -51,7 +51,7 @@ pkgs=(build-essential bc flex bison libelf-dev libssl-dev kmod sparse coccinelle
       ethtool iproute2 iputils-ping busybox-static cpio socat python3 gnuplot-nox
       ninja-build pkg-config libglib2.0-dev libpixman-1-dev libslirp-dev libfdt-dev
       libcap-ng-dev libattr1-dev python3-venv dpkg-dev
-      seabios ipxe-qemu qemu-system-data dkms gcc-12 xz-utils)
+      seabios ipxe-qemu qemu-system-data dkms gcc-12 xz-utils linux-source-6.12)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -122,6 +122,18 @@ for d in "$ENA_CACHE"/kernels/* "$ENA_CACHE"/headers/*; do
 	r=$(basename "$d")
 	case $r in "$k61"-*|"$k612"-*) ;; *) rm -rf "$d";; esac
 done
+
+step "kernel tools for make check (checkpatch, coccinelle scripts)"
+lt=$ENA_CACHE/linux-tools
+srcball=$(ls /usr/src/linux-source-6.12.tar.* | head -n1)
+if [ "$(cat "$lt/.from" 2>/dev/null)" != "$srcball $(stat -c %Y "$srcball")" ]; then
+	rm -rf "$lt"; mkdir -p "$lt"
+	tar -C "$lt" --strip-components=1 -xf "$srcball" --wildcards \
+		'linux-source-6.12/scripts/checkpatch.pl' 'linux-source-6.12/scripts/spelling.txt' \
+		'linux-source-6.12/scripts/const_structs.checkpatch' 'linux-source-6.12/scripts/coccinelle/*' \
+		'linux-source-6.12/scripts/kernel-doc'
+	echo "$srcball $(stat -c %Y "$srcball")" > "$lt/.from"
+fi
 
 step "QEMU 10.0 source (bookworm-backports)"
 mkdir -p "$ENA_CACHE/src"

@@ -1,0 +1,41 @@
+#!/bin/bash
+# make check: static checks of the driver, for each kernel release given.
+#  - W=1 with -Werror (the module build itself, done by make before this)
+#  - sparse (C=2): no report on our files
+#  - coccinelle: the kernel's semantic patches in report mode
+#  - checkpatch --strict, kernel-doc -none on every source file
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tools/lib.sh"
+cd "$top"
+drv=drivers/net/ethernet/ena
+lt=$ENA_CACHE/linux-tools
+rc=0
+files=$(ls $drv/*.[ch] include/*.h 2>/dev/null)
+
+for rel in "$@"; do
+	kdir=${KDIR:-$ENA_CACHE/headers/$rel/usr/src/linux-headers-$rel}
+	out=$(make -s -C "$kdir" M="$top/build/$rel/src" W=1 C=2 modules 2>&1 |
+		grep -E "(^|/)($drv|include)/" | grep -vE '^\s*(CC|LD|MODPOST|CHECK)')
+	if [ -n "$out" ]; then echo "$out"; echo "check: sparse reports ($rel)"; rc=1; else echo "check: sparse clean ($rel)"; fi
+done
+
+n=0
+for cocci in $(find "$lt/scripts/coccinelle" -name '*.cocci' | sort); do
+	# only scripts with a report mode; skip the ones that need the whole tree
+	grep -q 'virtual report' "$cocci" || continue
+	case $cocci in */tests/*|*/misc/minmax.cocci) continue;; esac
+	res=$(timeout 120 spatch --very-quiet -D report --no-show-diff --sp-file "$cocci" \
+		--dir $drv -I include --include-headers 2>/dev/null | grep -v '^$')
+	n=$((n + 1))
+	[ -n "$res" ] && { echo "$res"; rc=1; }
+done
+[ $rc = 0 ] && echo "check: coccinelle clean ($n semantic patches)"
+
+cp_out=$(perl "$lt/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files 2>&1 | grep -vE '^total: 0 errors, 0 warnings, 0 checks')
+if [ -n "$cp_out" ]; then echo "$cp_out"; echo "check: checkpatch reports"; rc=1; else echo "check: checkpatch --strict clean"; fi
+
+kd=$(perl "$lt/scripts/kernel-doc" -none $files 2>&1)
+if [ -n "$kd" ]; then echo "$kd"; echo "check: kernel-doc reports"; rc=1; else echo "check: kernel-doc clean"; fi
+exit $rc
