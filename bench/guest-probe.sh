@@ -1,0 +1,63 @@
+#!/bin/bash
+# Runs inside one guest (tools/testing/vm/run): for each model admin latency,
+# REPS rounds; in each round every driver variant is loaded once, in turn
+# (alternating, so drift hits all alike). One JSON line per load to $OUT.
+# Variants: stock (the distro ena.ko) and ours with each wait policy.
+set -u
+st=$ENA_TOP/tools/testing/selftests/drivers/net/ena
+. "$st/ena_lib.sh"
+lat_list=${BENCH_LATENCIES:-0 10 50 200 1000 5000}
+reps=${BENCH_REPS:-10}
+variants=${BENCH_VARIANTS:-stock ours ours-fixed5ms ours-fixed10us ours-exp}
+out=${OUT:?}
+ndev=$ENA_NDEV
+
+load_cmd() {
+	case $1 in
+	stock) echo "modprobe ena";;
+	ours) echo "insmod $ENA_KO";;
+	ours-fixed5ms) echo "insmod $ENA_KO admin_poll=fixed admin_poll_us=5000";;
+	ours-fixed10us) echo "insmod $ENA_KO admin_poll=fixed admin_poll_us=10";;
+	ours-exp) echo "insmod $ENA_KO admin_poll=exp";;
+	esac
+}
+[ -f "$ENA_KO" ] || variants=stock
+echo 1 > /sys/module/kernel/parameters/initcall_debug
+ena_unload
+for lat in $lat_list; do
+	for ((d = 0; d < ndev; d++)); do model_set ena$d admin-latency-us "$lat"; done
+	for ((r = 1; r <= reps; r++)); do
+		for v in $variants; do
+			model_set ena0 stat-reset true
+			l0=$(dmesg_lines)
+			j=$("$st/ena_nl.py" --up --count "$ndev" --timeout 60 -- $(load_cmd $v))
+			init_us=$(dmesg | tail -n +"$l0" | grep -E 'initcall ena_init.* returned' | tail -n1 | sed -E 's/.* after ([0-9]+) usecs.*/\1/')
+			probe_line=$(dmesg | tail -n +"$l0" | grep -m1 -E 'probe done in' || true)
+			python3 - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" \
+				"$(model_get ena0 stat-admin-cmds)" "$(model_get ena0 stat-react-count)" \
+				"$(model_get ena0 stat-react-median-ns)" "$(model_get ena0 stat-react-p90-ns)" \
+				"$(model_get ena0 stat-react-max-ns)" "$(uname -r)" >> "$out" <<'PY'
+import json, re, sys
+j = json.loads(sys.argv[1])
+ifs = j["ifaces"].values()
+m = re.search(r"probe done in (\d+) us: (\d+) admin commands, (\d+) poll wakeups", sys.argv[6])
+rec = {
+    "kernel": sys.argv[12], "variant": sys.argv[2], "latency_us": int(sys.argv[3]),
+    "rep": int(sys.argv[4]), "init_us": int(sys.argv[5]),
+    "registered_us": max((v.get("newlink_us", -1) for v in ifs), default=-1),
+    "carrier_us": max((v.get("carrier_us", -1) for v in ifs), default=-1),
+    "ok": j["cmd_rc"] == 0 and all("carrier_us" in v for v in ifs),
+    "admin_cmds": int(sys.argv[7]), "react_n": int(sys.argv[8]),
+    "react_med_ns": int(sys.argv[9]), "react_p90_ns": int(sys.argv[10]),
+    "react_max_ns": int(sys.argv[11]),
+}
+if m:
+    rec.update(probe_us=int(m[1]), drv_cmds=int(m[2]), drv_wakeups=int(m[3]))
+print(json.dumps(rec))
+PY
+			ena_unload
+		done
+	done
+	echo "# latency $lat us done" >&2
+done
+echo 0 > /sys/module/kernel/parameters/initcall_debug

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Turn the benchmark's JSON lines into a markdown table and gnuplot PNGs.
+
+  report.py probe RAW.jsonl OUTPREFIX   -> OUTPREFIX.md, OUTPREFIX-probe.png, ...
+"""
+import json
+import statistics as st
+import subprocess
+import sys
+from collections import defaultdict
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def med(xs):
+    return st.median(xs) if xs else float("nan")
+
+
+def spread(xs):
+    if len(xs) < 2:
+        return "-"
+    q = st.quantiles(xs, n=10)
+    return f"{q[0]:.0f}..{q[-1]:.0f}"
+
+
+def probe(raw, prefix):
+    recs = load(raw)
+    kernel = recs[0]["kernel"] if recs else "?"
+    by = defaultdict(list)
+    for r in recs:
+        by[(r["variant"], r["latency_us"])].append(r)
+    variants = sorted({r["variant"] for r in recs}, key=lambda v: (v != "stock", v))
+    lats = sorted({r["latency_us"] for r in recs})
+    lines = [f"# Probe time vs model admin latency ({kernel})", "",
+             f"Raw data: `{raw}` ({len(recs)} loads, alternating variants, 1 ENA device).",
+             "init = module init as initcall_debug reports it (probe is synchronous inside it);",
+             "registered = insmod/modprobe start to RTM_NEWLINK; react = model's time from a posted",
+             "admin completion to the driver's next admin doorbell (median over the probe's commands);",
+             "wakeups = the driver's own poll wakeups per admin command (ours only).", ""]
+    lines.append("| latency us | variant | n | ok | init us (median, p10..p90) | registered us | "
+                 "admin cmds | react median us | wakeups/cmd | floor us (cmds x latency) |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+    plot = defaultdict(list)
+    for lat in lats:
+        for v in variants:
+            rs = by.get((v, lat), [])
+            if not rs:
+                continue
+            init = [r["init_us"] for r in rs]
+            reg = [r["registered_us"] for r in rs]
+            cmds = med([r["admin_cmds"] for r in rs])
+            react = med([r["react_med_ns"] / 1000 for r in rs])
+            wk = [r["drv_wakeups"] / r["drv_cmds"] for r in rs if r.get("drv_cmds")]
+            ok = sum(1 for r in rs if r["ok"])
+            lines.append(f"| {lat} | {v} | {len(rs)} | {ok} | {med(init):.0f} ({spread(init)}) | "
+                         f"{med(reg):.0f} | {cmds:.0f} | {react:.1f} | "
+                         f"{med(wk):.2f} | {cmds * lat:.0f} |" if wk else
+                         f"| {lat} | {v} | {len(rs)} | {ok} | {med(init):.0f} ({spread(init)}) | "
+                         f"{med(reg):.0f} | {cmds:.0f} | {react:.1f} | - | {cmds * lat:.0f} |")
+            plot[v].append((max(lat, 1), med(init), med(wk) if wk else None, cmds * max(lat, 1)))
+    # ratios at each latency against stock
+    lines += ["", "## Ratios (median init time, stock / variant)", "",
+              "| latency us | " + " | ".join(v for v in variants if v != "stock") + " |",
+              "|---|" + "---|" * (len(variants) - 1)]
+    for lat in lats:
+        s = by.get(("stock", lat))
+        if not s:
+            continue
+        sm = med([r["init_us"] for r in s])
+        row = []
+        for v in variants:
+            if v == "stock":
+                continue
+            rs = by.get((v, lat))
+            row.append(f"{sm / med([r['init_us'] for r in rs]):.2f}x" if rs else "-")
+        lines.append(f"| {lat} | " + " | ".join(row) + " |")
+    with open(prefix + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    # plots
+    dat = prefix + "-probe.dat"
+    with open(dat, "w") as f:
+        for v, pts in plot.items():
+            f.write(f'"{v}"\n')
+            for lat, init, wk, floor in pts:
+                f.write(f"{lat} {init} {wk if wk is not None else 'NaN'} {floor}\n")
+            f.write("\n\n")
+    names = list(plot)
+    gp = [f'set terminal pngcairo size 900,600', f'set output "{prefix}-probe.png"',
+          'set logscale xy', 'set xlabel "model admin latency (us; 0 plotted at 1)"',
+          'set ylabel "module init incl. probe (us)"', f'set title "Probe time vs admin latency ({kernel})"',
+          'set key left top', 'set grid']
+    series = [f'"{dat}" index {i} using 1:2 with linespoints title "{n}"' for i, n in enumerate(names)]
+    if names:
+        series.append(f'"{dat}" index 0 using 1:4 with lines dashtype 2 title "floor (cmds x latency)"')
+    gp.append("plot " + ", ".join(series))
+    gp += [f'set output "{prefix}-wakeups.png"', 'set ylabel "poll wakeups per admin command"',
+           f'set title "Wakeups per admin command ({kernel}, ours)"', 'unset logscale y', 'set logscale x']
+    ws = [f'"{dat}" index {i} using 1:3 with linespoints title "{n}"' for i, n in enumerate(names) if n != "stock"]
+    if ws:
+        gp.append("plot " + ", ".join(ws))
+    subprocess.run(["gnuplot"], input="\n".join(gp), text=True, check=True)
+    print(f"report: {prefix}.md")
+
+
+if __name__ == "__main__":
+    {"probe": probe}[sys.argv[1]](*sys.argv[2:])

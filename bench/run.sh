@@ -1,0 +1,19 @@
+#!/bin/bash
+# make bench: measure side by side, in one guest per kernel, alternating
+# variants, and write bench/results/<date>-<kernel>.md plus PNG plots.
+#   BENCH_REPS (10), BENCH_LATENCIES ("0 10 50 200 1000 5000"), BENCH_KERNELS ("6.1 6.12")
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tools/lib.sh"
+cd "$top"
+make -s
+date=$(date +%Y-%m-%d)
+raw=bench/results/raw; mkdir -p "$raw"
+for k in ${BENCH_KERNELS:-6.1 6.12}; do
+	rel=$(ena_kernel_release "$k")
+	out=$raw/$date-$rel-probe.jsonl
+	: > "$out"
+	echo "bench: probe time vs admin latency on $rel"
+	OUT=$top/$out tools/testing/vm/run --kernel "$k" --ena 1 --timeout 3600 -- bench/guest-probe.sh
+	python3 bench/report.py probe "$out" "bench/results/$date-$rel"
+done
