@@ -1,0 +1,52 @@
+#!/bin/bash
+# make dkms-check: `dkms add/build/install` of this tree for every kernel
+# whose headers `make setup` extracted, into a scratch DKMS tree and install
+# tree (a framework.conf.d snippet that exists only while this runs), then,
+# in a guest of each generic kernel, the installed module goes to
+# /lib/modules/<release>/updates/dkms, depmod runs and `modprobe ena` must
+# load it rather than the in-tree driver. KTAP output.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tools/lib.sh"
+cd "$top"
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+name=$(sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' dkms.conf)
+tmp=$(mktemp -d /tmp/ena-dkms.XXXXXX)
+conf=/etc/dkms/framework.conf.d/zz-ena-fast-check.conf
+cleanup() { rm -f "$conf"; rm -rf "$tmp"; }
+trap cleanup EXIT
+mkdir -p "$tmp"/{src,dkms,lib/modules} /etc/dkms/framework.conf.d
+printf 'source_tree="%s"\ndkms_tree="%s"\ninstall_tree="%s"\n' "$tmp/src" "$tmp/dkms" "$tmp/lib/modules" > "$conf"
+mkdir -p "$tmp/src/$name-$ver"
+tar cf - dkms.conf Kbuild drivers include | tar xf - -C "$tmp/src/$name-$ver"
+
+rels=$(ls "$ENA_CACHE/headers")
+n=0 fail=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fail=1; fi; }
+echo "TAP version 13"
+echo "1..$(( $(echo $rels | wc -w) + 3 ))"
+dkms add -m "$name" -v "$ver" >/dev/null; ok $? "dkms add $name/$ver"
+for rel in $rels; do
+	kdir=$ENA_CACHE/headers/$rel/usr/src/linux-headers-$rel
+	mkdir -p "$tmp/lib/modules/$rel"
+	log=$tmp/$rel.log
+	dkms build -m "$name" -v "$ver" -k "$rel" --kernelsourcedir "$kdir" > "$log" 2>&1 &&
+		dkms install -m "$name" -v "$ver" -k "$rel" --kernelsourcedir "$kdir" --no-depmod >> "$log" 2>&1 &&
+		ls "$tmp/lib/modules/$rel/updates/dkms/ena.ko"* >/dev/null 2>&1
+	rc=$?; [ $rc = 0 ] || sed 's/^/# /' "$log"
+	ok $rc "dkms build+install for $rel"
+done
+for k in 6.1 6.12; do
+	rel=$(ena_kernel_release $k)
+	ko=$(ls "$tmp/lib/modules/$rel/updates/dkms/ena.ko"* | head -n1)
+	out=$(tools/testing/vm/run --kernel $k --ena 1 --timeout 300 -- bash -c "
+		mkdir -p /lib/modules/$rel/updates/dkms && cp $ko /lib/modules/$rel/updates/dkms/ &&
+		depmod $rel && echo path=\$(modinfo -n ena) && modprobe ena &&
+		echo loaded=\$(cat /sys/module/ena/srcversion) want=\$(modinfo -F srcversion $ko) &&
+		sleep 1 && ls /sys/bus/pci/drivers/ena | grep -c '^0000:'" 2>&1)
+	echo "$out" | sed 's/^/# /'
+	echo "$out" | grep -q "path=/lib/modules/$rel/updates/dkms/ena.ko" &&
+		echo "$out" | grep -qE 'loaded=(\S+) want=\1$' && [ "$(echo "$out" | tail -n1)" = 1 ]
+	ok $? "$k: modprobe prefers the DKMS module and it binds the device"
+done
+exit $fail
