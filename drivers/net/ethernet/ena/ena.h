@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <linux/rtnetlink.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
@@ -59,6 +60,7 @@ enum ena_flag {
 	ENA_F_RESET_PENDING,	/* reset work queued and not finished */
 	ENA_F_DEV_DEAD,		/* device must not get admin commands */
 	ENA_F_RSS_PUSHED,	/* hash function and input sent */
+	ENA_F_LIVE,		/* probe done with setup: resets allowed */
 	ENA_F_REMOVING,
 };
 
@@ -130,6 +132,7 @@ struct ena_txq {
 	u32 cq_head;
 	u32 next_to_use;	/* free_ids consumer */
 	u32 next_to_clean;	/* free_ids producer */
+	u32 max_slots;		/* SQ slots the largest packet needs */
 	struct ena_tx_desc *descs;	/* host placement */
 	dma_addr_t descs_dma;
 	u8 __iomem *llq_mem;		/* device placement */
@@ -163,6 +166,8 @@ struct ena_rxq {
 	u16 *free_ids;
 	struct ena_rx_buf *bufs;
 	struct page_pool *pool;
+	struct sk_buff *skb;	/* packet spanning descriptors, not yet done */
+	bool drop_rest;		/* discard descriptors up to the next LAST */
 };
 
 /* qp->state */
@@ -187,7 +192,7 @@ struct ena_qp {
 	u16 qid;
 	int node;
 	int irq;
-	char irq_name[IFNAMSIZ + 8];
+	char irq_name[IFNAMSIZ + 16];
 };
 
 struct ena_admin_queue {
@@ -376,6 +381,11 @@ void ena_health_stop(struct ena_adapter *a);
 void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
 			const char *why);
 void ena_keep_alive(struct ena_adapter *a);
+
+/* ena_stats.c: the one list of counters, for ethtool -S and debugfs */
+typedef void (*ena_stat_emit_t)(void *ctx, const char *name, u64 val);
+void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx);
+u32 ena_stats_count(struct ena_adapter *a);
 
 /* ena_ethtool.c */
 void ena_ethtool_set_ops(struct net_device *netdev);

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Talking to the device outside the datapath: register access (plain or
+ * readless), the reset handshake, the admin queue (always polled) and the
+ * asynchronous event notification queue.
+ */
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+
+#include "ena.h"
+
+void ena_set_dma_addr(struct ena_dma_addr *d, dma_addr_t addr)
+{
+	d->lo = cpu_to_le32(lower_32_bits(addr));
+	d->hi = cpu_to_le16(upper_32_bits(addr) & 0xffff);
+	d->rsvd = 0;
+}
+
+void ena_reg_write(struct ena_adapter *a, u32 off, u32 val)
+{
+	writel(val, a->regs + off);
+}
+
+struct ena_mmio_wait {
+	struct ena_mmio_resp *resp;
+	u16 seq;
+};
+
+static bool ena_mmio_answered(void *ctx)
+{
+	struct ena_mmio_wait *w = ctx;
+
+	return le16_to_cpu(READ_ONCE(w->resp->req_id)) == w->seq;
+}
+
+/**
+ * ena_reg_read() - read a BAR0 register, through DMA when the device can
+ * @a: adapter
+ * @off: register offset
+ * @val: the value read
+ *
+ * Process context only: a readless read waits with the shared wait policy.
+ *
+ * Return: 0, or -ETIME when the device did not answer a readless read.
+ */
+int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val)
+{
+	struct ena_mmio_wait w = { .resp = a->mmio_resp };
+	char what[32];
+	int rc;
+
+	if (!test_bit(ENA_F_READLESS, &a->flags)) {
+		*val = readl(a->regs + off);
+		return 0;
+	}
+
+	mutex_lock(&a->mmio_lock);
+	w.seq = ++a->mmio_seq;
+	/* make sure a stale answer cannot match */
+	WRITE_ONCE(a->mmio_resp->req_id, cpu_to_le16(w.seq ^ 0xffff));
+	writel(FIELD_PREP(ENA_MMIO_READ_OFF, off) |
+	       FIELD_PREP(ENA_MMIO_READ_REQ_ID, w.seq),
+	       a->regs + ENA_REG_MMIO_READ);
+	snprintf(what, sizeof(what), "register 0x%02x", off);
+	rc = ena_poll_wait(&a->poll, ENA_WAIT_MMIO, ena_mmio_answered, &w,
+			   ENA_MMIO_READ_TIMEOUT_US, what);
+	if (!rc) {
+		dma_rmb();
+		if (le16_to_cpu(a->mmio_resp->reg_off) != off) {
+			dev_err(&a->pdev->dev,
+				"readless read of 0x%x answered for 0x%x\n",
+				off, le16_to_cpu(a->mmio_resp->reg_off));
+			rc = -EIO;
+		} else {
+			*val = le32_to_cpu(a->mmio_resp->val);
+		}
+	}
+	mutex_unlock(&a->mmio_lock);
+	return rc;
+}
+
+void ena_mmio_program(struct ena_adapter *a)
+{
+	ena_reg_write(a, ENA_REG_MMIO_RESP_LO, lower_32_bits(a->mmio_resp_dma));
+	ena_reg_write(a, ENA_REG_MMIO_RESP_HI, upper_32_bits(a->mmio_resp_dma));
+}
+
+int ena_mmio_init(struct ena_adapter *a)
+{
+	mutex_init(&a->mmio_lock);
+	a->mmio_resp = dma_alloc_coherent(&a->pdev->dev, sizeof(*a->mmio_resp),
+					  &a->mmio_resp_dma, GFP_KERNEL);
+	if (!a->mmio_resp)
+		return -ENOMEM;
+	if (!(a->pdev->revision & ENA_PCI_REV_NO_READLESS))
+		set_bit(ENA_F_READLESS, &a->flags);
+	ena_mmio_program(a);
+	return 0;
+}
+
+void ena_mmio_fini(struct ena_adapter *a)
+{
+	clear_bit(ENA_F_READLESS, &a->flags);
+	ena_reg_write(a, ENA_REG_MMIO_RESP_LO, 0);
+	ena_reg_write(a, ENA_REG_MMIO_RESP_HI, 0);
+	dma_free_coherent(&a->pdev->dev, sizeof(*a->mmio_resp), a->mmio_resp,
+			  a->mmio_resp_dma);
+	a->mmio_resp = NULL;
+}
+
+struct ena_sts_wait {
+	struct ena_adapter *a;
+	u32 mask;
+	u32 want;
+};
+
+static bool ena_sts_reached(void *ctx)
+{
+	struct ena_sts_wait *w = ctx;
+	u32 sts;
+
+	if (ena_reg_read(w->a, ENA_REG_DEV_STS, &sts))
+		return false;
+	return (sts & w->mask) == w->want;
+}
+
+/**
+ * ena_dev_reset() - reset the device and wait for the handshake
+ * @a: adapter
+ * @reason: reset reason reported to the device
+ *
+ * Reprograms the readless response address (a reset forgets it) and learns
+ * the reset and admin timeouts from CAPS.
+ *
+ * Return: 0 or a negative errno (-ETIME when the device did not respond).
+ */
+int ena_dev_reset(struct ena_adapter *a, enum ena_reset_reason reason)
+{
+	struct ena_sts_wait w = { .a = a, .mask = ENA_DEV_STS_RESETTING };
+	u32 sts, caps, to;
+	int rc;
+
+	rc = ena_reg_read(a, ENA_REG_DEV_STS, &sts);
+	if (rc)
+		return rc;
+	if (!(sts & ENA_DEV_STS_READY)) {
+		dev_err(&a->pdev->dev, "device not ready (DEV_STS 0x%x)\n", sts);
+		return -ENODEV;
+	}
+	rc = ena_reg_read(a, ENA_REG_CAPS, &caps);
+	if (rc)
+		return rc;
+	to = FIELD_GET(ENA_CAPS_RESET_TO, caps);
+	a->reset_timeout_us = to ? to * 100 * USEC_PER_MSEC :
+				   ENA_RESET_TIMEOUT_DEFAULT_US;
+	to = FIELD_GET(ENA_CAPS_ADMIN_TO, caps);
+	a->aq.timeout_us = to ? to * 100 * USEC_PER_MSEC :
+				ENA_ADMIN_TIMEOUT_DEFAULT_US;
+
+	ena_reg_write(a, ENA_REG_DEV_CTL, ENA_DEV_CTL_RESET |
+		      FIELD_PREP(ENA_DEV_CTL_REASON, reason));
+	ena_mmio_program(a);
+
+	w.want = ENA_DEV_STS_RESETTING;
+	rc = ena_poll_wait(&a->poll, ENA_WAIT_RESET, ena_sts_reached, &w,
+			   a->reset_timeout_us, "DEV_STS.reset_in_progress=1");
+	if (rc)
+		return rc;
+
+	ena_reg_write(a, ENA_REG_DEV_CTL, 0);
+	w.want = 0;
+	rc = ena_poll_wait(&a->poll, ENA_WAIT_RESET, ena_sts_reached, &w,
+			   a->reset_timeout_us, "DEV_STS.reset_in_progress=0");
+	return rc;
+}
+
+/* ---- admin queue ---- */
+
+static const char * const ena_opcode_names[] = {
+	[ENA_OP_CREATE_SQ] = "CREATE_SQ",
+	[ENA_OP_DESTROY_SQ] = "DESTROY_SQ",
+	[ENA_OP_CREATE_CQ] = "CREATE_CQ",
+	[ENA_OP_DESTROY_CQ] = "DESTROY_CQ",
+	[ENA_OP_GET_FEATURE] = "GET_FEATURE",
+	[ENA_OP_SET_FEATURE] = "SET_FEATURE",
+	[ENA_OP_GET_STATS] = "GET_STATS",
+};
+
+static const char * const ena_feature_names[] = {
+	[ENA_FEAT_DEV_ATTR] = "DEVICE_ATTRIBUTES",
+	[ENA_FEAT_MAX_QUEUES] = "MAX_QUEUES_NUM",
+	[ENA_FEAT_HW_HINTS] = "HW_HINTS",
+	[ENA_FEAT_LLQ] = "LLQ",
+	[ENA_FEAT_MAX_QUEUES_EXT] = "MAX_QUEUES_EXT",
+	[ENA_FEAT_RSS_HASH_FUNC] = "RSS_HASH_FUNCTION",
+	[ENA_FEAT_OFFLOAD] = "STATELESS_OFFLOAD",
+	[ENA_FEAT_RSS_IND_TABLE] = "RSS_INDIRECTION_TABLE",
+	[ENA_FEAT_MTU] = "MTU",
+	[ENA_FEAT_RSS_HASH_INPUT] = "RSS_HASH_INPUT",
+	[ENA_FEAT_INTR_MODER] = "INTERRUPT_MODERATION",
+	[ENA_FEAT_AENQ_CONFIG] = "AENQ_CONFIG",
+	[ENA_FEAT_LINK_CONFIG] = "LINK_CONFIG",
+	[ENA_FEAT_HOST_ATTR] = "HOST_ATTR_CONFIG",
+};
+
+const char *ena_feature_name(enum ena_feature id)
+{
+	if (id < ARRAY_SIZE(ena_feature_names) && ena_feature_names[id])
+		return ena_feature_names[id];
+	return "feature?";
+}
+
+static void ena_cmd_name(const struct ena_aq_cmd *cmd, u16 id, char *buf,
+			 size_t len)
+{
+	u8 op = cmd->hdr.opcode;
+	const char *name = op < ARRAY_SIZE(ena_opcode_names) &&
+			   ena_opcode_names[op] ? ena_opcode_names[op] : "?";
+
+	if (op == ENA_OP_GET_FEATURE || op == ENA_OP_SET_FEATURE)
+		snprintf(buf, len, "admin %s(%s) cmd_id %u", name,
+			 ena_feature_name(cmd->feature.feat.id), id);
+	else
+		snprintf(buf, len, "admin %s cmd_id %u", name, id);
+}
+
+int ena_admin_alloc(struct ena_adapter *a)
+{
+	struct device *dev = &a->pdev->dev;
+	struct ena_admin_queue *aq = &a->aq;
+
+	mutex_init(&aq->lock);
+	spin_lock_init(&a->aenq.lock);
+	aq->timeout_us = ENA_ADMIN_TIMEOUT_DEFAULT_US;
+
+	aq->sq = dma_alloc_coherent(dev, ENA_AQ_DEPTH * ENA_AQ_ENTRY_SIZE,
+				    &aq->sq_dma, GFP_KERNEL);
+	if (!aq->sq)
+		goto err;
+	aq->cq = dma_alloc_coherent(dev, ENA_AQ_DEPTH * ENA_ACQ_ENTRY_SIZE,
+				    &aq->cq_dma, GFP_KERNEL);
+	if (!aq->cq)
+		goto err_sq;
+	a->aenq.ring = dma_alloc_coherent(dev,
+					  ENA_AENQ_DEPTH * ENA_AENQ_ENTRY_SIZE,
+					  &a->aenq.dma, GFP_KERNEL);
+	if (!a->aenq.ring)
+		goto err_cq;
+	return 0;
+
+err_cq:
+	dma_free_coherent(dev, ENA_AQ_DEPTH * ENA_ACQ_ENTRY_SIZE, aq->cq,
+			  aq->cq_dma);
+err_sq:
+	dma_free_coherent(dev, ENA_AQ_DEPTH * ENA_AQ_ENTRY_SIZE, aq->sq,
+			  aq->sq_dma);
+err:
+	return -ENOMEM;
+}
+
+/**
+ * ena_admin_program() - (re)start the admin queues and the AENQ
+ * @a: adapter
+ *
+ * Clears the rings, rewinds indices and phases and hands the bases to the
+ * device.  Used after every device reset.  The AENQ head doorbell is not
+ * rung here; ena_aenq_enable() does that once interrupts are ready.
+ */
+void ena_admin_program(struct ena_adapter *a)
+{
+	struct ena_admin_queue *aq = &a->aq;
+	unsigned long irqf;
+	u32 caps;
+
+	mutex_lock(&aq->lock);
+	memset(aq->sq, 0, ENA_AQ_DEPTH * ENA_AQ_ENTRY_SIZE);
+	memset(aq->cq, 0, ENA_AQ_DEPTH * ENA_ACQ_ENTRY_SIZE);
+	aq->sq_tail = 0;
+	aq->cq_head = 0;
+	aq->sq_phase = 1;
+	aq->cq_phase = 1;
+
+	ena_reg_write(a, ENA_REG_AQ_BASE_LO, lower_32_bits(aq->sq_dma));
+	ena_reg_write(a, ENA_REG_AQ_BASE_HI, upper_32_bits(aq->sq_dma));
+	caps = FIELD_PREP(ENA_QCAPS_DEPTH, ENA_AQ_DEPTH) |
+	       FIELD_PREP(ENA_QCAPS_ENTRY_SIZE, ENA_AQ_ENTRY_SIZE);
+	ena_reg_write(a, ENA_REG_AQ_CAPS, caps);
+	ena_reg_write(a, ENA_REG_ACQ_BASE_LO, lower_32_bits(aq->cq_dma));
+	ena_reg_write(a, ENA_REG_ACQ_BASE_HI, upper_32_bits(aq->cq_dma));
+	caps = FIELD_PREP(ENA_QCAPS_DEPTH, ENA_AQ_DEPTH) |
+	       FIELD_PREP(ENA_QCAPS_ENTRY_SIZE, ENA_ACQ_ENTRY_SIZE);
+	ena_reg_write(a, ENA_REG_ACQ_CAPS, caps);
+
+	spin_lock_irqsave(&a->aenq.lock, irqf);
+	memset(a->aenq.ring, 0, ENA_AENQ_DEPTH * ENA_AENQ_ENTRY_SIZE);
+	a->aenq.head = ENA_AENQ_DEPTH;
+	a->aenq.phase = 1;
+	ena_reg_write(a, ENA_REG_AENQ_BASE_LO, lower_32_bits(a->aenq.dma));
+	ena_reg_write(a, ENA_REG_AENQ_BASE_HI, upper_32_bits(a->aenq.dma));
+	caps = FIELD_PREP(ENA_QCAPS_DEPTH, ENA_AENQ_DEPTH) |
+	       FIELD_PREP(ENA_QCAPS_ENTRY_SIZE, ENA_AENQ_ENTRY_SIZE);
+	ena_reg_write(a, ENA_REG_AENQ_CAPS, caps);
+	spin_unlock_irqrestore(&a->aenq.lock, irqf);
+
+	set_bit(ENA_F_ADMIN_READY, &a->flags);
+	clear_bit(ENA_F_DEV_DEAD, &a->flags);
+	mutex_unlock(&aq->lock);
+}
+
+void ena_admin_free(struct ena_adapter *a)
+{
+	struct device *dev = &a->pdev->dev;
+	struct ena_admin_queue *aq = &a->aq;
+
+	clear_bit(ENA_F_ADMIN_READY, &a->flags);
+	dma_free_coherent(dev, ENA_AENQ_DEPTH * ENA_AENQ_ENTRY_SIZE,
+			  a->aenq.ring, a->aenq.dma);
+	dma_free_coherent(dev, ENA_AQ_DEPTH * ENA_ACQ_ENTRY_SIZE, aq->cq,
+			  aq->cq_dma);
+	dma_free_coherent(dev, ENA_AQ_DEPTH * ENA_AQ_ENTRY_SIZE, aq->sq,
+			  aq->sq_dma);
+	mutex_destroy(&aq->lock);
+}
+
+static bool ena_acq_ready(void *ctx)
+{
+	struct ena_admin_queue *aq = ctx;
+	struct ena_acq_resp *e = &aq->cq[aq->cq_head & (ENA_AQ_DEPTH - 1)];
+
+	return (READ_ONCE(e->hdr.flags) & ENA_ACQ_FLAG_PHASE) == aq->cq_phase;
+}
+
+static int ena_aq_status_to_errno(u8 status)
+{
+	switch (status) {
+	case ENA_AQ_OK:
+		return 0;
+	case ENA_AQ_NO_RESOURCES:
+		return -ENOMEM;
+	case ENA_AQ_UNSUPPORTED:
+		return -EOPNOTSUPP;
+	case ENA_AQ_BUSY:
+		return -EBUSY;
+	case ENA_AQ_BAD_OPCODE:
+	case ENA_AQ_MALFORMED:
+	case ENA_AQ_ILLEGAL_PARAM:
+	case ENA_AQ_UNKNOWN:
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * ena_admin_exec() - submit one admin command and wait for its completion
+ * @a: adapter
+ * @cmd: the command; its id and phase are filled in here
+ * @resp: where the 64-byte completion is copied
+ *
+ * Admin completions are always served by polling (the management interrupt
+ * only drives the AENQ), one command at a time.  A completion whose cmd_id
+ * is not the one in flight, or a timeout, marks the admin queue unusable
+ * and schedules a device reset.
+ *
+ * Return: 0, -ETIME on timeout, -EIO on a malformed completion, -ENODEV
+ * while the device awaits reset, or the errno mapped from the status.
+ */
+int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
+		   struct ena_acq_resp *resp)
+{
+	struct ena_admin_queue *aq = &a->aq;
+	struct ena_acq_resp *e;
+	char what[64];
+	u16 id, got;
+	int rc;
+
+	mutex_lock(&aq->lock);
+	if (!test_bit(ENA_F_ADMIN_READY, &a->flags) ||
+	    test_bit(ENA_F_DEV_DEAD, &a->flags)) {
+		rc = -ENODEV;
+		goto out;
+	}
+
+	id = aq->next_cmd_id++ & ENA_AQ_CMD_ID_MASK;
+	cmd->hdr.cmd_id = cpu_to_le16(id);
+	cmd->hdr.flags = (cmd->hdr.flags & ~ENA_AQ_FLAG_PHASE) | aq->sq_phase;
+	memcpy(&aq->sq[aq->sq_tail & (ENA_AQ_DEPTH - 1)], cmd, sizeof(*cmd));
+	aq->sq_tail++;
+	if (!(aq->sq_tail & (ENA_AQ_DEPTH - 1)))
+		aq->sq_phase ^= 1;
+	/* writel() orders the entry before the doorbell */
+	ena_reg_write(a, ENA_REG_AQ_DB, aq->sq_tail);
+
+	ena_cmd_name(cmd, id, what, sizeof(what));
+	rc = ena_poll_wait(&a->poll, ENA_WAIT_ADMIN, ena_acq_ready, aq,
+			   aq->timeout_us, what);
+	WRITE_ONCE(aq->polled_cmds, aq->polled_cmds + 1);
+	if (rc) {
+		set_bit(ENA_F_DEV_DEAD, &a->flags);
+		mutex_unlock(&aq->lock);
+		ena_reset_schedule(a, ENA_RESET_ADMIN_TO, "admin command timeout");
+		return rc;
+	}
+
+	dma_rmb();
+	e = &aq->cq[aq->cq_head & (ENA_AQ_DEPTH - 1)];
+	memcpy(resp, e, sizeof(*resp));
+	aq->cq_head++;
+	if (!(aq->cq_head & (ENA_AQ_DEPTH - 1)))
+		aq->cq_phase ^= 1;
+
+	got = le16_to_cpu(resp->hdr.cmd_id) & ENA_AQ_CMD_ID_MASK;
+	if (got != id) {
+		WRITE_ONCE(aq->malformed, aq->malformed + 1);
+		dev_err(&a->pdev->dev,
+			"%s: completion carries unknown cmd_id %u\n", what, got);
+		set_bit(ENA_F_DEV_DEAD, &a->flags);
+		mutex_unlock(&aq->lock);
+		ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
+				   "malformed admin completion");
+		return -EIO;
+	}
+	rc = ena_aq_status_to_errno(resp->hdr.status);
+	if (rc) {
+		WRITE_ONCE(aq->errors, aq->errors + 1);
+		dev_dbg(&a->pdev->dev, "%s: status %u\n", what,
+			resp->hdr.status);
+	}
+out:
+	mutex_unlock(&aq->lock);
+	return rc;
+}
+
+bool ena_feature_supported(struct ena_adapter *a, enum ena_feature id)
+{
+	if (id == ENA_FEAT_DEV_ATTR || id == ENA_FEAT_HOST_ATTR)
+		return true;
+	return a->supported_features & BIT(id);
+}
+
+/**
+ * ena_get_feature() - GET_FEATURE, with an optional control buffer
+ * @a: adapter
+ * @id: feature
+ * @version: feature version asked for
+ * @buf: DMA address of the control buffer, or 0
+ * @buf_len: its length, or 0
+ * @resp: the completion
+ *
+ * Return: 0, -EOPNOTSUPP when the device does not list the feature, or the
+ * error of ena_admin_exec().
+ */
+int ena_get_feature(struct ena_adapter *a, enum ena_feature id, u8 version,
+		    dma_addr_t buf, u32 buf_len, struct ena_acq_resp *resp)
+{
+	struct ena_aq_cmd cmd = {};
+
+	if (!ena_feature_supported(a, id))
+		return -EOPNOTSUPP;
+
+	cmd.hdr.opcode = ENA_OP_GET_FEATURE;
+	if (buf_len) {
+		cmd.hdr.flags = ENA_AQ_FLAG_CTRL_INDIRECT;
+		cmd.feature.ctrl.len = cpu_to_le32(buf_len);
+		ena_set_dma_addr(&cmd.feature.ctrl.addr, buf);
+	}
+	cmd.feature.feat.id = id;
+	cmd.feature.feat.version = version;
+	return ena_admin_exec(a, &cmd, resp);
+}
+
+/**
+ * ena_set_feature() - SET_FEATURE with the payload already in @cmd
+ * @a: adapter
+ * @cmd: command with cmd->feature.u filled in
+ * @id: feature
+ * @buf: DMA address of the control buffer, or 0
+ * @buf_len: its length, or 0
+ *
+ * Return: 0, -EOPNOTSUPP, or the error of ena_admin_exec().
+ */
+int ena_set_feature(struct ena_adapter *a, struct ena_aq_cmd *cmd,
+		    enum ena_feature id, dma_addr_t buf, u32 buf_len)
+{
+	struct ena_acq_resp resp;
+
+	if (!ena_feature_supported(a, id))
+		return -EOPNOTSUPP;
+
+	cmd->hdr.opcode = ENA_OP_SET_FEATURE;
+	if (buf_len) {
+		cmd->hdr.flags = ENA_AQ_FLAG_CTRL_INDIRECT;
+		cmd->feature.ctrl.len = cpu_to_le32(buf_len);
+		ena_set_dma_addr(&cmd->feature.ctrl.addr, buf);
+	}
+	cmd->feature.feat.id = id;
+	return ena_admin_exec(a, cmd, &resp);
+}
+
+/* ---- AENQ ---- */
+
+void ena_aenq_enable(struct ena_adapter *a)
+{
+	unsigned long irqf;
+
+	spin_lock_irqsave(&a->aenq.lock, irqf);
+	ena_reg_write(a, ENA_REG_AENQ_HEAD_DB, a->aenq.head);
+	spin_unlock_irqrestore(&a->aenq.lock, irqf);
+}
+
+static u64 ena_lohi(__le32 lo, __le32 hi)
+{
+	return ((u64)le32_to_cpu(hi) << 32) | le32_to_cpu(lo);
+}
+
+static void ena_aenq_handle(struct ena_adapter *a,
+			    const struct ena_aenq_entry *e)
+{
+	u16 group = le16_to_cpu(e->group);
+
+	a->aenq.events[min_t(u16, group, ENA_AENQ_GROUPS)]++;
+	switch (group) {
+	case ENA_AENQ_LINK_CHANGE:
+		ena_link_update(a, le32_to_cpu(e->link_flags) &
+				   ENA_AENQ_LINK_UP);
+		break;
+	case ENA_AENQ_KEEP_ALIVE:
+		WRITE_ONCE(a->dev_rx_drops, ena_lohi(e->keep_alive.rx_drops_lo,
+						     e->keep_alive.rx_drops_hi));
+		WRITE_ONCE(a->dev_tx_drops, ena_lohi(e->keep_alive.tx_drops_lo,
+						     e->keep_alive.tx_drops_hi));
+		WRITE_ONCE(a->dev_rx_overruns,
+			   ena_lohi(e->keep_alive.rx_overruns_lo,
+				    e->keep_alive.rx_overruns_hi));
+		ena_keep_alive(a);
+		break;
+	case ENA_AENQ_FATAL_ERROR:
+		ena_reset_schedule(a, ENA_RESET_GENERIC,
+				   "fatal error event from device");
+		break;
+	case ENA_AENQ_WARNING:
+		dev_warn_ratelimited(&a->pdev->dev,
+				     "device warning, syndrome %u\n",
+				     le16_to_cpu(e->syndrome));
+		break;
+	case ENA_AENQ_NOTIFICATION:
+	case ENA_AENQ_REFRESH_CAPS:
+		break;
+	default:
+		dev_dbg(&a->pdev->dev, "unknown AENQ group %u\n", group);
+		break;
+	}
+}
+
+/**
+ * ena_aenq_process() - consume new AENQ entries and return them
+ * @a: adapter
+ *
+ * Called from the management interrupt and once from probe and reset right
+ * after the interrupt is enabled, so an event posted before it (a link
+ * change right after SET AENQ_CONFIG) is applied at once.
+ */
+void ena_aenq_process(struct ena_adapter *a)
+{
+	struct ena_aenq *q = &a->aenq;
+	unsigned long irqf;
+	u16 done = 0;
+
+	spin_lock_irqsave(&q->lock, irqf);
+	if (!test_bit(ENA_F_ADMIN_READY, &a->flags))
+		goto out;
+	for (;;) {
+		struct ena_aenq_entry *e = &q->ring[q->head & (ENA_AENQ_DEPTH - 1)];
+
+		if ((READ_ONCE(e->flags) & ENA_AENQ_FLAG_PHASE) != q->phase)
+			break;
+		dma_rmb();
+		ena_aenq_handle(a, e);
+		q->head++;
+		if (!(q->head & (ENA_AENQ_DEPTH - 1)))
+			q->phase ^= 1;
+		done++;
+	}
+	if (done)
+		ena_reg_write(a, ENA_REG_AENQ_HEAD_DB, q->head);
+out:
+	spin_unlock_irqrestore(&q->lock, irqf);
+}

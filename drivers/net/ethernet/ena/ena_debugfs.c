@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs: /sys/kernel/debug/ena/<pci-bdf>/
+ *   stats   every counter, "name value" per line (same names as ethtool -S)
+ *   poll    the wait policy in force and its counters per wait kind
+ *   queues  per queue: state, node, depths, device indices, ring bytes
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "ena.h"
+
+static struct dentry *ena_debugfs_root;
+
+void ena_debugfs_module_init(void)
+{
+	ena_debugfs_root = debugfs_create_dir(ENA_DRV_NAME, NULL);
+}
+
+void ena_debugfs_module_exit(void)
+{
+	debugfs_remove_recursive(ena_debugfs_root);
+	ena_debugfs_root = NULL;
+}
+
+static void ena_seq_stat(void *ctx, const char *name, u64 val)
+{
+	seq_printf(ctx, "%s %llu\n", name, val);
+}
+
+static int ena_stats_show(struct seq_file *s, void *unused)
+{
+	ena_stats_walk(s->private, ena_seq_stat, s);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ena_stats);
+
+static int ena_poll_show(struct seq_file *s, void *unused)
+{
+	struct ena_adapter *a = s->private;
+	const struct ena_poll *p = &a->poll;
+	int k;
+
+	seq_printf(s, "policy %s\nfirst_us %u\nstep_us %u\nmax_us %u\n",
+		   ena_poll_mode_name(p), p->first_us, p->step_us, p->max_us);
+	seq_printf(s, "admin_timeout_us %u\nreset_timeout_us %u\n",
+		   a->aq.timeout_us, a->reset_timeout_us);
+	seq_puts(s, "admin_completion_mode polling\n");
+	for (k = 0; k < ENA_WAIT_KINDS; k++) {
+		const struct ena_wait_stats *w = &p->stats[k];
+
+		seq_printf(s, "%s waits %llu wakeups %llu total_ns %llu max_ns %llu timeouts %llu\n",
+			   ena_wait_kind_name(k), READ_ONCE(w->waits),
+			   READ_ONCE(w->wakeups), READ_ONCE(w->total_ns),
+			   READ_ONCE(w->max_ns), READ_ONCE(w->timeouts));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ena_poll);
+
+static int ena_queues_show(struct seq_file *s, void *unused)
+{
+	struct ena_adapter *a = s->private;
+	u32 q;
+
+	seq_printf(s, "configured %u max %u tx_ring %u rx_ring %u llq %d\n",
+		   a->num_queues, a->max_queues, a->tx_ring_size,
+		   a->rx_ring_size, a->llq.enabled);
+	for (q = 0; q < a->max_queues; q++) {
+		struct ena_qp *qp = &a->qps[q];
+		unsigned long st = READ_ONCE(qp->state);
+
+		if (!(st & BIT(ENA_QP_ALLOCATED)))
+			continue;
+		seq_printf(s, "q%u %s node %d tx %u/sq%u/cq%u rx %u/sq%u/cq%u ring_bytes %llu\n",
+			   q, st & BIT(ENA_QP_STARTED) ? "started" : "stopped",
+			   qp->node, qp->tx.depth, qp->tx.sq_idx, qp->tx.cq_idx,
+			   qp->rx.depth, qp->rx.sq_idx, qp->rx.cq_idx,
+			   READ_ONCE(a->qstats[q].ring_bytes));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ena_queues);
+
+void ena_debugfs_add(struct ena_adapter *a)
+{
+	if (IS_ERR_OR_NULL(ena_debugfs_root))
+		return;
+	a->debugfs = debugfs_create_dir(pci_name(a->pdev), ena_debugfs_root);
+	debugfs_create_file("stats", 0444, a->debugfs, a, &ena_stats_fops);
+	debugfs_create_file("poll", 0444, a->debugfs, a, &ena_poll_fops);
+	debugfs_create_file("queues", 0444, a->debugfs, a, &ena_queues_fops);
+}
+
+void ena_debugfs_remove(struct ena_adapter *a)
+{
+	debugfs_remove_recursive(a->debugfs);
+	a->debugfs = NULL;
+}

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The device bring-up sequence, shared by probe and reset recovery.  It
+ * sends the same admin commands as the stock driver, no more:
+ * SET HOST_ATTR_CONFIG; GET DEVICE_ATTRIBUTES; GET MAX_QUEUES_EXT (or
+ * MAX_QUEUES_NUM); GET AENQ_CONFIG; GET STATELESS_OFFLOAD; GET HW_HINTS and
+ * GET LLQ when listed; GET+SET AENQ_CONFIG; SET LLQ; GET
+ * INTERRUPT_MODERATION.
+ */
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/utsname.h>
+#include <linux/version.h>
+
+#include "ena.h"
+
+/* LLQ layout we ask for */
+#define ENA_LLQ_WANT_DESCS_BEFORE_HDR	2
+#define ENA_LLQ_ENTRY_BYTES		128
+#define ENA_AENQ_WANTED_GROUPS	(BIT(ENA_AENQ_LINK_CHANGE) | \
+				 BIT(ENA_AENQ_FATAL_ERROR) | \
+				 BIT(ENA_AENQ_WARNING) | \
+				 BIT(ENA_AENQ_NOTIFICATION) | \
+				 BIT(ENA_AENQ_KEEP_ALIVE))
+/* lowest controller version a driver may talk to: 0.0.1 */
+#define ENA_MIN_CTRL_VERSION		1
+
+static void ena_fill_host_info(struct ena_adapter *a)
+{
+	struct ena_host_info *hi = a->host_info;
+	struct pci_dev *pdev = a->pdev;
+
+	memset(hi, 0, sizeof(*hi));
+	hi->os_type = cpu_to_le32(ENA_OS_LINUX);
+	hi->kernel_ver = cpu_to_le32(LINUX_VERSION_CODE);
+	strscpy(hi->kernel_ver_str, utsname()->version,
+		sizeof(hi->kernel_ver_str));
+	strscpy(hi->os_dist_str, utsname()->release, sizeof(hi->os_dist_str));
+	hi->driver_version =
+		cpu_to_le32(FIELD_PREP(ENA_HOST_DRV_MAJOR, ENA_DRV_VERSION_MAJOR) |
+			    FIELD_PREP(ENA_HOST_DRV_MINOR, ENA_DRV_VERSION_MINOR) |
+			    FIELD_PREP(ENA_HOST_DRV_SUBMINOR,
+				       ENA_DRV_VERSION_SUBMINOR));
+	hi->spec_version = cpu_to_le16(ENA_SPEC_VERSION);
+	hi->bdf = cpu_to_le16(FIELD_PREP(ENA_HOST_BDF_BUS, pdev->bus->number) |
+			      FIELD_PREP(ENA_HOST_BDF_DEV,
+					 PCI_SLOT(pdev->devfn)) |
+			      FIELD_PREP(ENA_HOST_BDF_FUNC,
+					 PCI_FUNC(pdev->devfn)));
+	hi->num_cpus = cpu_to_le16(num_online_cpus());
+	hi->driver_supported_features = cpu_to_le32(ENA_HOST_FEAT_RSS_FUNC_KEY);
+}
+
+static int ena_send_host_attr(struct ena_adapter *a)
+{
+	struct ena_aq_cmd cmd = {};
+
+	ena_fill_host_info(a);
+	ena_set_dma_addr(&cmd.feature.u.host_attr.os_info, a->host_info_dma);
+	return ena_set_feature(a, &cmd, ENA_FEAT_HOST_ATTR, 0, 0);
+}
+
+static int ena_get_queue_limits(struct ena_adapter *a)
+{
+	struct ena_acq_resp r;
+	int rc;
+
+	if (ena_feature_supported(a, ENA_FEAT_MAX_QUEUES_EXT)) {
+		const struct ena_feat_max_queues_ext *q = &r.max_queues_ext;
+
+		rc = ena_get_feature(a, ENA_FEAT_MAX_QUEUES_EXT,
+				     ENA_MAX_QUEUES_EXT_VERSION, 0, 0, &r);
+		if (rc)
+			return rc;
+		if (q->version != ENA_MAX_QUEUES_EXT_VERSION)
+			return -EINVAL;
+		a->dev_max_queues = min3(le32_to_cpu(q->max_tx_sq_num),
+					 le32_to_cpu(q->max_rx_sq_num),
+					 min(le32_to_cpu(q->max_tx_cq_num),
+					     le32_to_cpu(q->max_rx_cq_num)));
+		a->dev_max_tx_depth = min(le32_to_cpu(q->max_tx_sq_depth),
+					  le32_to_cpu(q->max_tx_cq_depth));
+		a->dev_max_rx_depth = min(le32_to_cpu(q->max_rx_sq_depth),
+					  le32_to_cpu(q->max_rx_cq_depth));
+		a->tx_max_header = le32_to_cpu(q->max_tx_header_size);
+		a->max_tx_sgl = le16_to_cpu(q->max_tx_descs_per_pkt);
+		a->max_rx_sgl = le16_to_cpu(q->max_rx_descs_per_pkt);
+	} else {
+		const struct ena_feat_max_queues *q = &r.max_queues;
+
+		rc = ena_get_feature(a, ENA_FEAT_MAX_QUEUES, 0, 0, 0, &r);
+		if (rc)
+			return rc;
+		a->dev_max_queues = min(le32_to_cpu(q->max_sq_num),
+					le32_to_cpu(q->max_cq_num));
+		a->dev_max_tx_depth = min(le32_to_cpu(q->max_sq_depth),
+					  le32_to_cpu(q->max_cq_depth));
+		a->dev_max_rx_depth = a->dev_max_tx_depth;
+		a->tx_max_header = le32_to_cpu(q->max_header_size);
+		a->max_tx_sgl = le16_to_cpu(q->max_tx_descs_per_pkt);
+		a->max_rx_sgl = le16_to_cpu(q->max_rx_descs_per_pkt);
+	}
+	if (!a->dev_max_queues || a->dev_max_tx_depth < 2 ||
+	    a->dev_max_rx_depth < 2)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Choose the LLQ layout from what the device offers: inline headers,
+ * several descriptors per 128-byte entry, two descriptors before the header.
+ * Returns false when LLQ cannot be used and host placement must serve TX.
+ */
+static bool ena_llq_choose(struct ena_adapter *a, const struct ena_feat_llq *f)
+{
+	struct ena_llq_cfg *c = &a->llq;
+	u16 before = le16_to_cpu(f->descs_before_hdr_supported);
+
+	memset(c, 0, sizeof(*c));
+	if (!a->llq_bar)
+		return false;
+	if (!(le16_to_cpu(f->hdr_location_supported) & ENA_LLQ_HDR_INLINE) ||
+	    !(le16_to_cpu(f->entry_size_supported) & ENA_LLQ_ENTRY_128B))
+		return false;
+	if (before & ENA_LLQ_WANT_DESCS_BEFORE_HDR)
+		c->descs_before_hdr = ENA_LLQ_WANT_DESCS_BEFORE_HDR;
+	else if (before & 1)
+		c->descs_before_hdr = 1;
+	else
+		return false;
+	c->entry_size = ENA_LLQ_ENTRY_BYTES;
+	if (le16_to_cpu(f->stride_supported) & ENA_LLQ_STRIDE_MULTI)
+		c->descs_per_entry = c->entry_size / sizeof(struct ena_tx_desc);
+	else
+		c->descs_per_entry = 1;
+	c->hdr_room = c->entry_size -
+		      c->descs_before_hdr * sizeof(struct ena_tx_desc);
+	c->max_depth = le32_to_cpu(f->max_llq_depth);
+	c->max_num = le32_to_cpu(f->max_llq_num);
+	c->accel_flags = le16_to_cpu(f->accel_flags);
+	c->max_tx_burst = le16_to_cpu(f->accel_max_tx_burst);
+	return c->max_depth >= 2 && c->max_num;
+}
+
+static int ena_llq_configure(struct ena_adapter *a)
+{
+	struct ena_llq_cfg *c = &a->llq;
+	struct ena_aq_cmd cmd = {};
+	struct ena_feat_llq *l = &cmd.feature.u.llq;
+
+	l->hdr_location_enabled = cpu_to_le16(ENA_LLQ_HDR_INLINE);
+	l->entry_size_enabled = cpu_to_le16(ENA_LLQ_ENTRY_128B);
+	l->descs_before_hdr_enabled = cpu_to_le16(c->descs_before_hdr);
+	l->stride_enabled = cpu_to_le16(c->descs_per_entry > 1 ?
+					ENA_LLQ_STRIDE_MULTI :
+					ENA_LLQ_STRIDE_SINGLE);
+	/*
+	 * We send a meta descriptor with every offloaded packet and ring the
+	 * doorbell per packet, so we can take both accelerations.
+	 */
+	l->accel_flags = cpu_to_le16(ENA_LLQ_ACCEL_NO_META_CACHE |
+				     ENA_LLQ_ACCEL_TX_BURST);
+	return ena_set_feature(a, &cmd, ENA_FEAT_LLQ, 0, 0);
+}
+
+static int ena_aenq_configure(struct ena_adapter *a)
+{
+	struct ena_aq_cmd cmd = {};
+	struct ena_acq_resp r;
+	u32 groups;
+	int rc;
+
+	rc = ena_get_feature(a, ENA_FEAT_AENQ_CONFIG, 0, 0, 0, &r);
+	if (rc)
+		return rc;
+	groups = ENA_AENQ_WANTED_GROUPS & le32_to_cpu(r.aenq.supported_groups);
+	cmd.feature.u.aenq.enabled_groups = cpu_to_le32(groups);
+	rc = ena_set_feature(a, &cmd, ENA_FEAT_AENQ_CONFIG, 0, 0);
+	if (!rc)
+		a->aenq_groups = groups;
+	return rc;
+}
+
+static int ena_check_version(struct ena_adapter *a)
+{
+	u32 ver, ctrl;
+	int rc;
+
+	rc = ena_reg_read(a, ENA_REG_VERSION, &ver);
+	if (rc)
+		return rc;
+	rc = ena_reg_read(a, ENA_REG_CTRL_VERSION, &ctrl);
+	if (rc)
+		return rc;
+	if ((ctrl & ~ENA_CTRL_VERSION_IMPL) < ENA_MIN_CTRL_VERSION) {
+		dev_err(&a->pdev->dev, "controller version %u.%u.%u too old\n",
+			(u32)FIELD_GET(ENA_CTRL_VERSION_MAJOR, ctrl),
+			(u32)FIELD_GET(ENA_CTRL_VERSION_MINOR, ctrl),
+			(u32)FIELD_GET(ENA_CTRL_VERSION_SUBMINOR, ctrl));
+		return -EOPNOTSUPP;
+	}
+	dev_dbg(&a->pdev->dev, "ENA spec %u.%u, controller %u.%u.%u\n",
+		(u32)FIELD_GET(ENA_VERSION_MAJOR, ver),
+		(u32)FIELD_GET(ENA_VERSION_MINOR, ver),
+		(u32)FIELD_GET(ENA_CTRL_VERSION_MAJOR, ctrl),
+		(u32)FIELD_GET(ENA_CTRL_VERSION_MINOR, ctrl),
+		(u32)FIELD_GET(ENA_CTRL_VERSION_SUBMINOR, ctrl));
+	return 0;
+}
+
+static int ena_set_dma_width(struct ena_adapter *a)
+{
+	u32 caps, width;
+	int rc;
+
+	rc = ena_reg_read(a, ENA_REG_CAPS, &caps);
+	if (rc)
+		return rc;
+	width = FIELD_GET(ENA_CAPS_DMA_WIDTH, caps);
+	if (width < 32 || width > 48) {
+		dev_err(&a->pdev->dev, "invalid DMA width %u\n", width);
+		return -EINVAL;
+	}
+	a->dma_width = width;
+	return dma_set_mask_and_coherent(&a->pdev->dev, DMA_BIT_MASK(width));
+}
+
+/**
+ * ena_device_init() - reset the device and run the bring-up commands
+ * @a: adapter; host_info and the admin rings are allocated
+ * @reason: reset reason given to the device
+ *
+ * Leaves the admin queue running in polling mode with the management
+ * interrupt masked.  Probe and reset both call this.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason)
+{
+	struct device *dev = &a->pdev->dev;
+	struct ena_acq_resp r;
+	bool llq_ok = false;
+	int rc;
+
+	clear_bit(ENA_F_ADMIN_READY, &a->flags);
+	rc = ena_dev_reset(a, reason);
+	if (rc) {
+		dev_err(dev, "device reset failed: %d\n", rc);
+		return rc;
+	}
+	rc = ena_check_version(a);
+	if (rc)
+		return rc;
+	rc = ena_set_dma_width(a);
+	if (rc)
+		return rc;
+
+	ena_admin_program(a);
+	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
+
+	/* failure here is not fatal, as for the stock driver */
+	rc = ena_send_host_attr(a);
+	if (rc)
+		dev_warn(dev, "SET HOST_ATTR_CONFIG failed: %d\n", rc);
+
+	rc = ena_get_feature(a, ENA_FEAT_DEV_ATTR, 0, 0, 0, &r);
+	if (rc)
+		goto err;
+	a->supported_features = le32_to_cpu(r.dev_attr.supported_features);
+	a->capabilities = le32_to_cpu(r.dev_attr.capabilities);
+	ether_addr_copy(a->mac, r.dev_attr.mac);
+	a->max_mtu = le32_to_cpu(r.dev_attr.max_mtu);
+
+	rc = ena_get_queue_limits(a);
+	if (rc)
+		goto err;
+
+	/* the stock driver reads AENQ_CONFIG here and again before SET */
+	rc = ena_get_feature(a, ENA_FEAT_AENQ_CONFIG, 0, 0, 0, &r);
+	if (rc)
+		goto err;
+
+	rc = ena_get_feature(a, ENA_FEAT_OFFLOAD, 0, 0, 0, &r);
+	if (rc)
+		goto err;
+	a->offload_tx = le32_to_cpu(r.offload.tx);
+	a->offload_rx = le32_to_cpu(r.offload.rx_supported);
+
+	memset(&a->hints, 0, sizeof(a->hints));
+	rc = ena_get_feature(a, ENA_FEAT_HW_HINTS, 0, 0, 0, &r);
+	if (!rc)
+		a->hints = r.hw_hints;
+	else if (rc != -EOPNOTSUPP)
+		goto err;
+
+	rc = ena_get_feature(a, ENA_FEAT_LLQ, 0, 0, 0, &r);
+	if (!rc)
+		llq_ok = ena_llq_choose(a, &r.llq);
+	else if (rc != -EOPNOTSUPP)
+		goto err;
+	else
+		memset(&a->llq, 0, sizeof(a->llq));
+
+	rc = ena_aenq_configure(a);
+	if (rc)
+		goto err;
+
+	if (llq_ok) {
+		rc = ena_llq_configure(a);
+		if (rc)
+			dev_warn(dev, "SET LLQ failed (%d), TX rings in host memory\n",
+				 rc);
+		a->llq.enabled = !rc;
+	}
+
+	a->intr_delay_res = 0;
+	rc = ena_get_feature(a, ENA_FEAT_INTR_MODER, 0, 0, 0, &r);
+	if (!rc)
+		a->intr_delay_res = le16_to_cpu(r.intr_moder.delay_resolution);
+	else if (rc != -EOPNOTSUPP)
+		goto err;
+
+	if (a->hints.driver_watchdog_timeout)
+		a->keep_alive_timeout_ms =
+			le16_to_cpu(a->hints.driver_watchdog_timeout);
+	return 0;
+
+err:
+	dev_err(dev, "device bring-up failed: %d\n", rc);
+	return rc;
+}
+
+/**
+ * ena_device_fini() - quiesce the device before its memory goes away
+ * @a: adapter
+ *
+ * A reset stops all DMA; after it the admin rings may be freed.
+ */
+void ena_device_fini(struct ena_adapter *a)
+{
+	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
+	if (!test_bit(ENA_F_DEV_DEAD, &a->flags))
+		ena_dev_reset(a, ENA_RESET_SHUTDOWN);
+	clear_bit(ENA_F_ADMIN_READY, &a->flags);
+}
+
+int ena_set_mtu_dev(struct ena_adapter *a, u32 mtu)
+{
+	struct ena_aq_cmd cmd = {};
+
+	cmd.feature.u.mtu.mtu = cpu_to_le32(mtu);
+	return ena_set_feature(a, &cmd, ENA_FEAT_MTU, 0, 0);
+}

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ethtool: driver info, link, channels, rings, statistics, RSS.  Bad
+ * values are refused with -EINVAL (and an extack message where the
+ * callback has one) and leave the interface as it was.
+ */
+#include <linux/ethtool.h>
+#include <linux/log2.h>
+#include <linux/rtnetlink.h>
+
+#include "ena.h"
+#include "ena_compat.h"
+
+#define ENA_MAX_RING_SIZE	16384
+
+static void ena_get_drvinfo(struct net_device *nd,
+			    struct ethtool_drvinfo *info)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	strscpy(info->driver, ENA_DRV_NAME, sizeof(info->driver));
+	snprintf(info->version, sizeof(info->version), "%u.%u.%u",
+		 ENA_DRV_VERSION_MAJOR, ENA_DRV_VERSION_MINOR,
+		 ENA_DRV_VERSION_SUBMINOR);
+	strscpy(info->bus_info, pci_name(a->pdev), sizeof(info->bus_info));
+}
+
+static int ena_get_link_ksettings(struct net_device *nd,
+				  struct ethtool_link_ksettings *ks)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+	struct ena_acq_resp r;
+
+	ethtool_link_ksettings_zero_link_mode(ks, supported);
+	ethtool_link_ksettings_zero_link_mode(ks, advertising);
+	ks->base.speed = SPEED_UNKNOWN;
+	ks->base.duplex = DUPLEX_UNKNOWN;
+	ks->base.autoneg = AUTONEG_DISABLE;
+	ks->base.port = PORT_OTHER;
+	if (!ena_get_feature(a, ENA_FEAT_LINK_CONFIG, 0, 0, 0, &r)) {
+		ks->base.speed = le32_to_cpu(r.link.speed);
+		ks->base.duplex = DUPLEX_FULL;
+	}
+	return 0;
+}
+
+static void ena_get_channels(struct net_device *nd,
+			     struct ethtool_channels *ch)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	ch->max_combined = a->max_queues;
+	ch->combined_count = a->num_queues;
+}
+
+static int ena_set_channels(struct net_device *nd, struct ethtool_channels *ch)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	if (ch->rx_count || ch->tx_count || ch->other_count ||
+	    !ch->combined_count || ch->combined_count > a->max_queues) {
+		netdev_err(nd, "channels: combined 1..%u only\n",
+			   a->max_queues);
+		return -EINVAL;
+	}
+	return ena_set_channels_live(a, ch->combined_count);
+}
+
+static u32 ena_max_rx_ring(const struct ena_adapter *a)
+{
+	return rounddown_pow_of_two(min_t(u32, a->dev_max_rx_depth,
+					  ENA_MAX_RING_SIZE));
+}
+
+static u32 ena_max_tx_ring(const struct ena_adapter *a)
+{
+	u32 m = min_t(u32, a->dev_max_tx_depth, ENA_MAX_RING_SIZE);
+
+	if (a->llq.enabled)
+		m = min(m, a->llq.max_depth);
+	return rounddown_pow_of_two(m);
+}
+
+static void ena_get_ringparam(struct net_device *nd,
+			      struct ethtool_ringparam *ring,
+			      struct kernel_ethtool_ringparam *kring,
+			      struct netlink_ext_ack *extack)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	ring->rx_max_pending = ena_max_rx_ring(a);
+	ring->tx_max_pending = ena_max_tx_ring(a);
+	ring->rx_pending = a->rx_ring_size;
+	ring->tx_pending = a->tx_ring_size;
+}
+
+static int ena_set_ringparam(struct net_device *nd,
+			     struct ethtool_ringparam *ring,
+			     struct kernel_ethtool_ringparam *kring,
+			     struct netlink_ext_ack *extack)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+	u32 tx = ring->tx_pending, rx = ring->rx_pending;
+
+	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
+		NL_SET_ERR_MSG_MOD(extack, "mini and jumbo rings not supported");
+		return -EINVAL;
+	}
+	if (tx < ENA_MIN_RING_SIZE || rx < ENA_MIN_RING_SIZE) {
+		NL_SET_ERR_MSG_MOD(extack, "ring size below 256");
+		return -EINVAL;
+	}
+	if (!is_power_of_2(tx) || !is_power_of_2(rx)) {
+		NL_SET_ERR_MSG_MOD(extack, "ring size must be a power of 2");
+		return -EINVAL;
+	}
+	if (tx > ena_max_tx_ring(a) || rx > ena_max_rx_ring(a)) {
+		NL_SET_ERR_MSG_MOD(extack, "ring size above device maximum");
+		return -EINVAL;
+	}
+	if (tx == a->tx_ring_size && rx == a->rx_ring_size)
+		return 0;
+	return ena_set_rings_live(a, tx, rx, extack);
+}
+
+static int ena_get_sset_count(struct net_device *nd, int sset)
+{
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return ena_stats_count(netdev_priv(nd));
+}
+
+static void ena_emit_string(void *ctx, const char *name, u64 val)
+{
+	ethtool_sprintf(ctx, "%s", name);
+}
+
+static void ena_get_strings(struct net_device *nd, u32 sset, u8 *data)
+{
+	if (sset == ETH_SS_STATS)
+		ena_stats_walk(netdev_priv(nd), ena_emit_string, &data);
+}
+
+static void ena_emit_value(void *ctx, const char *name, u64 val)
+{
+	u64 **p = ctx;
+
+	*(*p)++ = val;
+}
+
+static void ena_get_ethtool_stats(struct net_device *nd,
+				  struct ethtool_stats *stats, u64 *data)
+{
+	ena_stats_walk(netdev_priv(nd), ena_emit_value, &data);
+}
+
+static int ena_get_rxnfc(struct net_device *nd, struct ethtool_rxnfc *info,
+			 u32 *rules)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	if (info->cmd == ETHTOOL_GRXRINGS) {
+		info->data = a->num_queues;
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+static u32 ena_get_rxfh_indir_size(struct net_device *nd)
+{
+	return ENA_RSS_TABLE_SIZE;
+}
+
+static u32 ena_get_rxfh_key_size(struct net_device *nd)
+{
+	return ENA_HASH_KEY_WORDS * sizeof(u32);
+}
+
+static u8 ena_hfunc_to_eth(u8 f)
+{
+	if (f == ENA_HASH_TOEPLITZ)
+		return ETH_RSS_HASH_TOP;
+	if (f == ENA_HASH_CRC32)
+		return ETH_RSS_HASH_CRC32;
+	return ETH_RSS_HASH_UNKNOWN;
+}
+
+static void ena_rxfh_read(struct ena_adapter *a, u32 *indir, u8 *key,
+			  u8 *hfunc)
+{
+	u32 i;
+
+	if (indir)
+		for (i = 0; i < ENA_RSS_TABLE_SIZE; i++)
+			indir[i] = a->rss_ind[i];
+	if (key)
+		memcpy(key, a->hash_key->key, sizeof(a->hash_key->key));
+	if (hfunc)
+		*hfunc = ena_hfunc_to_eth(a->hash_func);
+}
+
+/*
+ * Only the indirection table may be changed; it applies at once when up,
+ * else at the next open.  Entries must name configured queues.
+ */
+static int ena_rxfh_write(struct ena_adapter *a, const u32 *indir,
+			  const u8 *key, u8 hfunc)
+{
+	u32 old[ENA_RSS_TABLE_SIZE], i;
+	int rc = 0;
+
+	if (key || (hfunc != ETH_RSS_HASH_NO_CHANGE &&
+		    hfunc != ena_hfunc_to_eth(a->hash_func)))
+		return -EOPNOTSUPP;
+	if (!indir)
+		return 0;
+	for (i = 0; i < ENA_RSS_TABLE_SIZE; i++)
+		if (indir[i] >= a->num_queues)
+			return -EINVAL;
+	memcpy(old, a->rss_ind, sizeof(old));
+	memcpy(a->rss_ind, indir, sizeof(old));
+	if (test_bit(ENA_F_QUEUES_UP, &a->flags))
+		rc = ena_rss_push(a);
+	if (rc)
+		memcpy(a->rss_ind, old, sizeof(old));
+	else
+		a->rss_user_table = true;
+	return rc;
+}
+
+#ifdef ENA_HAVE_RXFH_PARAM
+static int ena_get_rxfh(struct net_device *nd, struct ethtool_rxfh_param *p)
+{
+	ena_rxfh_read(netdev_priv(nd), p->indir, p->key, &p->hfunc);
+	return 0;
+}
+
+static int ena_set_rxfh(struct net_device *nd, struct ethtool_rxfh_param *p,
+			struct netlink_ext_ack *extack)
+{
+	int rc = ena_rxfh_write(netdev_priv(nd), p->indir, p->key, p->hfunc);
+
+	if (rc == -EINVAL)
+		NL_SET_ERR_MSG_MOD(extack, "table names a queue not configured");
+	else if (rc == -EOPNOTSUPP)
+		NL_SET_ERR_MSG_MOD(extack, "only the indirection table can change");
+	return rc;
+}
+#else
+static int ena_get_rxfh(struct net_device *nd, u32 *indir, u8 *key, u8 *hfunc)
+{
+	ena_rxfh_read(netdev_priv(nd), indir, key, hfunc);
+	return 0;
+}
+
+static int ena_set_rxfh(struct net_device *nd, const u32 *indir,
+			const u8 *key, const u8 hfunc)
+{
+	return ena_rxfh_write(netdev_priv(nd), indir, key, hfunc);
+}
+#endif
+
+static const struct ethtool_ops ena_ethtool_ops = {
+	.get_drvinfo		= ena_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_link_ksettings	= ena_get_link_ksettings,
+	.get_channels		= ena_get_channels,
+	.set_channels		= ena_set_channels,
+	.get_ringparam		= ena_get_ringparam,
+	.set_ringparam		= ena_set_ringparam,
+	.get_sset_count		= ena_get_sset_count,
+	.get_strings		= ena_get_strings,
+	.get_ethtool_stats	= ena_get_ethtool_stats,
+	.get_rxnfc		= ena_get_rxnfc,
+	.get_rxfh_indir_size	= ena_get_rxfh_indir_size,
+	.get_rxfh_key_size	= ena_get_rxfh_key_size,
+	.get_rxfh		= ena_get_rxfh,
+	.set_rxfh		= ena_set_rxfh,
+};
+
+void ena_ethtool_set_ops(struct net_device *nd)
+{
+	nd->ethtool_ops = &ena_ethtool_ops;
+}

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netdev side: ndo ops, bringing the queues up and down, live changes of
+ * channel count, ring sizes and MTU, link state.
+ *
+ * Invariant (kept by probe in ena_pci.c and relied upon here): every
+ * object that ndo_open, ndo_stop, ethtool, ndo_get_stats64 and the AENQ
+ * handler touch exists before register_netdev(), and lives until after
+ * unregister_netdev().  RTNL serializes open, stop, ethtool and the reset
+ * work, so an open or close at any moment after registration is served
+ * fully: either here, or - while a reset is pending - by the reset work,
+ * which restores the state ENA_F_WANT_UP records.
+ */
+#include <linux/log2.h>
+
+#include "ena.h"
+#include "ena_compat.h"
+
+static void ena_qp_set_slots(struct ena_adapter *a, struct ena_qp *qp)
+{
+	u32 descs = ENA_TX_MAX_DESCS;
+
+	if (!a->llq.enabled)
+		qp->tx.max_slots = descs;
+	else if (descs <= a->llq.descs_before_hdr)
+		qp->tx.max_slots = 1;
+	else
+		qp->tx.max_slots = 1 + DIV_ROUND_UP(descs - a->llq.descs_before_hdr,
+						    a->llq.descs_per_entry);
+}
+
+static int ena_queues_open(struct ena_adapter *a, u32 from, u32 to)
+{
+	u32 q;
+	int rc;
+
+	for (q = from; q < to; q++) {
+		rc = ena_qp_alloc(a, q, a->tx_ring_size, a->rx_ring_size);
+		if (rc)
+			goto err;
+		ena_qp_set_slots(a, &a->qps[q]);
+		rc = ena_qp_start(a, q);
+		if (rc) {
+			ena_qp_free(a, q);
+			goto err;
+		}
+	}
+	return 0;
+err:
+	while (q-- > from) {
+		ena_qp_stop(a, q);
+		ena_qp_free(a, q);
+	}
+	return rc;
+}
+
+static void ena_queues_close(struct ena_adapter *a, u32 from, u32 to)
+{
+	u32 q;
+
+	for (q = from; q < to; q++)
+		ena_qp_stop(a, q);
+	for (q = from; q < to; q++)
+		ena_qp_free(a, q);
+}
+
+/**
+ * ena_up() - allocate and start the configured queues, program RSS and MTU
+ * @a: adapter
+ *
+ * Return: 0 (also while a reset is pending: the reset work brings the
+ * queues up) or a negative errno with nothing left allocated.
+ */
+int ena_up(struct ena_adapter *a)
+{
+	struct net_device *nd = a->netdev;
+	int rc;
+
+	ASSERT_RTNL();
+	if (test_bit(ENA_F_QUEUES_UP, &a->flags))
+		return 0;
+	if (test_bit(ENA_F_RESET_PENDING, &a->flags))
+		return 0;
+
+	rc = netif_set_real_num_tx_queues(nd, a->num_queues);
+	if (!rc)
+		rc = netif_set_real_num_rx_queues(nd, a->num_queues);
+	if (rc)
+		return rc;
+
+	rc = ena_queues_open(a, 0, a->num_queues);
+	if (rc)
+		return rc;
+	if (!a->rss_user_table)
+		ena_rss_default_table(a, a->num_queues);
+	rc = ena_rss_push(a);
+	if (rc)
+		goto err;
+	rc = ena_set_mtu_dev(a, nd->mtu);
+	if (rc && rc != -EOPNOTSUPP)
+		goto err;
+
+	set_bit(ENA_F_QUEUES_UP, &a->flags);
+	return 0;
+err:
+	ena_queues_close(a, 0, a->num_queues);
+	return rc;
+}
+
+/**
+ * ena_down() - stop and free every queue
+ * @a: adapter
+ */
+void ena_down(struct ena_adapter *a)
+{
+	ASSERT_RTNL();
+	if (!test_and_clear_bit(ENA_F_QUEUES_UP, &a->flags))
+		return;
+	netif_tx_disable(a->netdev);
+	ena_queues_close(a, 0, a->num_queues);
+}
+
+static int ena_open(struct net_device *nd)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+	int rc;
+
+	set_bit(ENA_F_WANT_UP, &a->flags);
+	rc = ena_up(a);
+	if (rc) {
+		clear_bit(ENA_F_WANT_UP, &a->flags);
+		netdev_err(nd, "open failed: %d\n", rc);
+	}
+	return rc;
+}
+
+static int ena_close(struct net_device *nd)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	clear_bit(ENA_F_WANT_UP, &a->flags);
+	ena_down(a);
+	return 0;
+}
+
+/**
+ * ena_set_channels_live() - change the number of queue pairs
+ * @a: adapter
+ * @n: new count, 1..max_queues
+ *
+ * While up, only the queues that change are touched: added queues are
+ * allocated and started before RSS spreads onto them; removed queues are
+ * taken out of RSS and the stack's view before they stop.  A user-set
+ * indirection table is replaced by the default spread.
+ *
+ * Return: 0 or a negative errno with the old count still running.
+ */
+int ena_set_channels_live(struct ena_adapter *a, u32 n)
+{
+	struct net_device *nd = a->netdev;
+	u32 old = a->num_queues;
+	int rc;
+
+	ASSERT_RTNL();
+	if (!test_bit(ENA_F_QUEUES_UP, &a->flags)) {
+		a->num_queues = n;
+		ena_rss_default_table(a, n);
+		return 0;
+	}
+	if (n == old)
+		return 0;
+
+	if (n > old) {
+		rc = ena_queues_open(a, old, n);
+		if (rc)
+			return rc;
+		rc = netif_set_real_num_tx_queues(nd, n);
+		if (!rc)
+			rc = netif_set_real_num_rx_queues(nd, n);
+		if (!rc) {
+			ena_rss_default_table(a, n);
+			rc = ena_rss_push(a);
+		}
+		if (rc) {
+			ena_rss_default_table(a, old);
+			ena_rss_push(a);
+			netif_set_real_num_tx_queues(nd, old);
+			netif_set_real_num_rx_queues(nd, old);
+			ena_queues_close(a, old, n);
+			return rc;
+		}
+	} else {
+		ena_rss_default_table(a, n);
+		rc = ena_rss_push(a);
+		if (rc) {
+			ena_rss_default_table(a, old);
+			return rc;
+		}
+		netif_set_real_num_tx_queues(nd, n);
+		netif_set_real_num_rx_queues(nd, n);
+		ena_queues_close(a, n, old);
+	}
+	a->num_queues = n;
+	return 0;
+}
+
+/* Rebuild one running queue with new depths; on failure try the old ones */
+static int ena_qp_rebuild(struct ena_adapter *a, u16 q, u32 tx, u32 rx)
+{
+	u32 old_tx = a->qps[q].tx.depth, old_rx = a->qps[q].rx.depth;
+	int rc;
+
+	ena_qp_stop(a, q);
+	ena_qp_free(a, q);
+	rc = ena_qp_alloc(a, q, tx, rx);
+	if (!rc) {
+		ena_qp_set_slots(a, &a->qps[q]);
+		rc = ena_qp_start(a, q);
+		if (!rc)
+			return 0;
+		ena_qp_free(a, q);
+	}
+	netdev_warn(a->netdev, "queue %u: rings %u/%u failed (%d), keeping %u/%u\n",
+		    q, tx, rx, rc, old_tx, old_rx);
+	if (!ena_qp_alloc(a, q, old_tx, old_rx)) {
+		ena_qp_set_slots(a, &a->qps[q]);
+		if (!ena_qp_start(a, q))
+			return rc;
+		ena_qp_free(a, q);
+	}
+	ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
+			   "queue rebuild failed");
+	return rc;
+}
+
+/**
+ * ena_set_rings_live() - change ring sizes, queue by queue
+ * @a: adapter
+ * @tx: new TX depth
+ * @rx: new RX depth
+ * @extack: for the error message
+ *
+ * Each running queue is stopped, reallocated and restarted in turn while
+ * the others keep passing traffic; a queue that cannot take the new size
+ * goes back to its old size.
+ *
+ * Return: 0, or the first error (some queues may have the old size).
+ */
+int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
+		       struct netlink_ext_ack *extack)
+{
+	u32 q;
+	int rc = 0, err;
+
+	ASSERT_RTNL();
+	if (!test_bit(ENA_F_QUEUES_UP, &a->flags)) {
+		a->tx_ring_size = tx;
+		a->rx_ring_size = rx;
+		return 0;
+	}
+	for (q = 0; q < a->num_queues; q++) {
+		struct ena_qp *qp = &a->qps[q];
+
+		if (qp->tx.depth == tx && qp->rx.depth == rx)
+			continue;
+		err = ena_qp_rebuild(a, q, tx, rx);
+		if (err && !rc) {
+			rc = err;
+			NL_SET_ERR_MSG_MOD(extack,
+					   "ring resize failed, old size kept");
+		}
+	}
+	if (!rc) {
+		a->tx_ring_size = tx;
+		a->rx_ring_size = rx;
+	}
+	/* re-created RX CQs may have new device indices */
+	err = ena_rss_push(a);
+	return rc ? rc : err;
+}
+
+static int ena_change_mtu(struct net_device *nd, int mtu)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+	u32 buf_len = ena_rx_buf_len_for_mtu(mtu);
+	u32 q;
+	int rc;
+
+	if (test_bit(ENA_F_QUEUES_UP, &a->flags)) {
+		rc = ena_set_mtu_dev(a, mtu);
+		if (rc && rc != -EOPNOTSUPP) {
+			netdev_err(nd, "device refused MTU %d: %d\n", mtu, rc);
+			return rc;
+		}
+	}
+	WRITE_ONCE(nd->mtu, mtu);
+	if (buf_len == a->rx_buf_len)
+		return 0;
+
+	/* RX buffers must change size: rebuild the RX side of each queue */
+	a->rx_buf_len = buf_len;
+	if (!test_bit(ENA_F_QUEUES_UP, &a->flags))
+		return 0;
+	for (q = 0; q < a->num_queues; q++)
+		ena_qp_rebuild(a, q, a->qps[q].tx.depth, a->qps[q].rx.depth);
+	return ena_rss_push(a);
+}
+
+static void ena_get_stats64(struct net_device *nd,
+			    struct rtnl_link_stats64 *s)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+	u32 q;
+
+	for (q = 0; q < a->max_queues; q++) {
+		const struct ena_queue_stats *st = &a->qstats[q];
+		u64 tp, tb, rp, rb, rd, td;
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&st->napi_sync);
+			tp = st->tx_packets;
+			tb = st->tx_bytes;
+			rp = st->rx_packets;
+			rb = st->rx_bytes;
+			rd = st->rx_dropped;
+		} while (u64_stats_fetch_retry(&st->napi_sync, start));
+		do {
+			start = u64_stats_fetch_begin(&st->xmit_sync);
+			td = st->tx_dropped;
+		} while (u64_stats_fetch_retry(&st->xmit_sync, start));
+		s->tx_packets += tp;
+		s->tx_bytes += tb;
+		s->rx_packets += rp;
+		s->rx_bytes += rb;
+		s->rx_dropped += rd;
+		s->tx_dropped += td;
+	}
+	s->rx_dropped += READ_ONCE(a->dev_rx_drops);
+	s->tx_dropped += READ_ONCE(a->dev_tx_drops);
+	s->rx_over_errors = READ_ONCE(a->dev_rx_overruns);
+}
+
+static void ena_tx_timeout(struct net_device *nd, unsigned int txq)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	a->tx_timeouts++;
+	ena_reset_schedule(a, ENA_RESET_OS_NETDEV_WD, "TX watchdog");
+}
+
+static int ena_set_features(struct net_device *nd, netdev_features_t f)
+{
+	return 0;
+}
+
+static const struct net_device_ops ena_netdev_ops = {
+	.ndo_open		= ena_open,
+	.ndo_stop		= ena_close,
+	.ndo_start_xmit		= ena_start_xmit,
+	.ndo_get_stats64	= ena_get_stats64,
+	.ndo_tx_timeout		= ena_tx_timeout,
+	.ndo_change_mtu		= ena_change_mtu,
+	.ndo_validate_addr	= eth_validate_addr,
+	.ndo_set_features	= ena_set_features,
+};
+
+/**
+ * ena_link_update() - apply a LINK_CHANGE event
+ * @a: adapter
+ * @up: new link state
+ *
+ * Works at any time from probe on, registered or not: carrier state is
+ * kept in the netdev and reported once it is registered.
+ */
+void ena_link_update(struct ena_adapter *a, bool up)
+{
+	a->link_changes++;
+	if (up)
+		netif_carrier_on(a->netdev);
+	else
+		netif_carrier_off(a->netdev);
+}
+
+/**
+ * ena_netdev_setup() - ops, features, MAC and MTU limits from the device
+ * @a: adapter after ena_device_init()
+ */
+void ena_netdev_setup(struct ena_adapter *a)
+{
+	struct net_device *nd = a->netdev;
+	netdev_features_t f = NETIF_F_SG | NETIF_F_HIGHDMA;
+
+	nd->netdev_ops = &ena_netdev_ops;
+	ena_ethtool_set_ops(nd);
+	nd->watchdog_timeo = ENA_TX_TIMEOUT;
+
+	if (a->offload_tx & ENA_OFFLOAD_TX_L4_V4_PARTIAL)
+		f |= NETIF_F_IP_CSUM;
+	if (a->offload_tx & ENA_OFFLOAD_TX_L4_V6_PARTIAL)
+		f |= NETIF_F_IPV6_CSUM;
+	if (a->offload_rx & (ENA_OFFLOAD_RX_L4_CSUM_V4 |
+			     ENA_OFFLOAD_RX_L4_CSUM_V6))
+		f |= NETIF_F_RXCSUM;
+	if (a->offload_rx & ENA_OFFLOAD_RX_HASH)
+		f |= NETIF_F_RXHASH;
+	nd->features = f;
+	nd->hw_features = f;
+	nd->vlan_features = f;
+
+	nd->min_mtu = ENA_MIN_MTU;
+	nd->max_mtu = a->max_mtu ? a->max_mtu : ETH_DATA_LEN;
+	if (is_valid_ether_addr(a->mac)) {
+		eth_hw_addr_set(nd, a->mac);
+	} else {
+		eth_hw_addr_random(nd);
+		ether_addr_copy(a->mac, nd->dev_addr);
+	}
+}

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PCI glue: module entry, probe and remove, MSI-X and the management
+ * interrupt.
+ *
+ * Probe order is the driver's central invariant (see ena_netdev.c): all
+ * that ndo_open/ndo_stop/ethtool/stats/AENQ use - device state, reset work,
+ * keep-alive watchdog, per-queue stats, debugfs, link state - is set up
+ * first, and register_netdev() is the last step.  Remove mirrors it and
+ * starts with unregister_netdev().  Probe allocates no IO ring memory.
+ */
+#include <linux/io.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/rtnetlink.h>
+
+#include "ena.h"
+
+#define PCI_VENDOR_ID_AMAZON	0x1d0f
+
+static const struct pci_device_id ena_pci_ids[] = {
+	{ PCI_VDEVICE(AMAZON, 0x0ec2) },	/* PF */
+	{ PCI_VDEVICE(AMAZON, 0x1ec2) },	/* PF, LLQ */
+	{ PCI_VDEVICE(AMAZON, 0xec20) },	/* VF */
+	{ PCI_VDEVICE(AMAZON, 0xec21) },	/* VF, LLQ */
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, ena_pci_ids);
+
+#define ENA_BAR_REGS	0
+#define ENA_BAR_LLQ	2
+
+static irqreturn_t ena_mgmt_irq(int irq, void *data)
+{
+	ena_aenq_process(data);
+	return IRQ_HANDLED;
+}
+
+static int ena_msix_setup(struct ena_adapter *a)
+{
+	int n;
+
+	n = pci_alloc_irq_vectors(a->pdev, 2, ENA_IO_VECTOR(a->max_queues),
+				  PCI_IRQ_MSIX);
+	if (n < 0)
+		return n;
+	a->num_vectors = n;
+	a->max_queues = n - 1;
+	return 0;
+}
+
+static u32 ena_ring_size(u32 dev_max)
+{
+	u32 s = ENA_DEFAULT_RING_SIZE;
+
+	if (dev_max < s)
+		s = rounddown_pow_of_two(dev_max);
+	return s;
+}
+
+static void ena_size_queues(struct ena_adapter *a)
+{
+	u32 max = min_t(u32, ENA_MAX_QUEUES, num_online_cpus());
+
+	max = min(max, a->dev_max_queues);
+	if (a->llq.enabled)
+		max = min(max, a->llq.max_num);
+	a->max_queues = max(max, 1U);
+
+	a->tx_ring_size = ena_ring_size(a->llq.enabled ?
+					min(a->dev_max_tx_depth,
+					    a->llq.max_depth) :
+					a->dev_max_tx_depth);
+	a->rx_ring_size = ena_ring_size(a->dev_max_rx_depth);
+}
+
+static int ena_qps_alloc(struct ena_adapter *a)
+{
+	u32 q;
+
+	a->qps = kcalloc(a->max_queues, sizeof(*a->qps), GFP_KERNEL);
+	a->qstats = kcalloc(a->max_queues, sizeof(*a->qstats), GFP_KERNEL);
+	if (!a->qps || !a->qstats) {
+		kfree(a->qps);
+		kfree(a->qstats);
+		return -ENOMEM;
+	}
+	for (q = 0; q < a->max_queues; q++) {
+		a->qps[q].adapter = a;
+		a->qps[q].qid = q;
+		a->qps[q].stats = &a->qstats[q];
+		u64_stats_init(&a->qstats[q].napi_sync);
+		u64_stats_init(&a->qstats[q].xmit_sync);
+	}
+	a->num_queues = a->max_queues;
+	return 0;
+}
+
+static int ena_map_bars(struct ena_adapter *a)
+{
+	struct pci_dev *pdev = a->pdev;
+
+	a->regs = pci_ioremap_bar(pdev, ENA_BAR_REGS);
+	if (!a->regs)
+		return -ENOMEM;
+	/* LLQ memory: write-combined, TX descriptors are pushed into it */
+	if (pci_resource_len(pdev, ENA_BAR_LLQ) &&
+	    (pci_resource_flags(pdev, ENA_BAR_LLQ) & IORESOURCE_MEM))
+		a->llq_bar = pci_ioremap_wc_bar(pdev, ENA_BAR_LLQ);
+	return 0;
+}
+
+static void ena_unmap_bars(struct ena_adapter *a)
+{
+	if (a->llq_bar)
+		iounmap(a->llq_bar);
+	iounmap(a->regs);
+}
+
+static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	ktime_t t0 = ktime_get();
+	struct ena_adapter *a;
+	struct net_device *nd;
+	int rc;
+
+	rc = pci_enable_device_mem(pdev);
+	if (rc)
+		return rc;
+	rc = pci_request_selected_regions(pdev,
+					  pci_select_bars(pdev, IORESOURCE_MEM),
+					  ENA_DRV_NAME);
+	if (rc)
+		goto err_disable;
+	pci_set_master(pdev);
+
+	nd = alloc_etherdev_mq(sizeof(*a), ENA_MAX_QUEUES);
+	if (!nd) {
+		rc = -ENOMEM;
+		goto err_regions;
+	}
+	SET_NETDEV_DEV(nd, &pdev->dev);
+	a = netdev_priv(nd);
+	a->pdev = pdev;
+	a->netdev = nd;
+	pci_set_drvdata(pdev, a);
+	/* no link until the device says so */
+	netif_carrier_off(nd);
+
+	ena_poll_init(&a->poll, &pdev->dev);
+	ena_health_init(a);
+
+	rc = ena_map_bars(a);
+	if (rc)
+		goto err_netdev;
+
+	a->host_info = dma_alloc_coherent(&pdev->dev, PAGE_SIZE,
+					  &a->host_info_dma, GFP_KERNEL);
+	if (!a->host_info) {
+		rc = -ENOMEM;
+		goto err_bars;
+	}
+	rc = ena_mmio_init(a);
+	if (rc)
+		goto err_host_info;
+	rc = ena_admin_alloc(a);
+	if (rc)
+		goto err_mmio;
+	rc = ena_device_init(a, ENA_RESET_NORMAL);
+	if (rc)
+		goto err_admin;
+
+	ena_size_queues(a);
+	rc = ena_msix_setup(a);
+	if (rc)
+		goto err_device;
+	rc = ena_qps_alloc(a);
+	if (rc)
+		goto err_msix;
+	a->rx_buf_len = ena_rx_buf_len_for_mtu(ETH_DATA_LEN);
+	ena_netdev_setup(a);
+
+	snprintf(a->mgmt_irq_name, sizeof(a->mgmt_irq_name), "ena-mgmt@%s",
+		 pci_name(pdev));
+	rc = request_irq(pci_irq_vector(pdev, ENA_MGMT_VECTOR), ena_mgmt_irq,
+			 0, a->mgmt_irq_name, a);
+	if (rc)
+		goto err_qps;
+	set_bit(ENA_F_MGMT_IRQ, &a->flags);
+	ena_reg_write(a, ENA_REG_INTR_MASK, 0);
+	ena_aenq_enable(a);
+	/* apply events posted while the interrupt was masked (link state) */
+	ena_aenq_process(a);
+
+	rc = ena_rss_probe(a);
+	if (rc)
+		goto err_irq;
+
+	ena_debugfs_add(a);
+	ena_health_start(a);
+
+	/* last step: from here on userspace may open the interface */
+	rc = register_netdev(nd);
+	if (rc)
+		goto err_health;
+
+	a->probe_us = ktime_us_delta(ktime_get(), t0);
+	dev_info(&pdev->dev,
+		 "probe done in %llu us: %llu admin commands, %llu poll wakeups\n",
+		 a->probe_us, a->poll.stats[ENA_WAIT_ADMIN].waits,
+		 ena_poll_total_wakeups(&a->poll));
+	return 0;
+
+err_health:
+	ena_health_stop(a);
+	ena_debugfs_remove(a);
+	ena_rss_free(a);
+err_irq:
+	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
+	free_irq(pci_irq_vector(pdev, ENA_MGMT_VECTOR), a);
+	clear_bit(ENA_F_MGMT_IRQ, &a->flags);
+err_qps:
+	kfree(a->qps);
+	kfree(a->qstats);
+err_msix:
+	pci_free_irq_vectors(pdev);
+err_device:
+	ena_device_fini(a);
+err_admin:
+	ena_admin_free(a);
+err_mmio:
+	ena_mmio_fini(a);
+err_host_info:
+	dma_free_coherent(&pdev->dev, PAGE_SIZE, a->host_info,
+			  a->host_info_dma);
+err_bars:
+	ena_unmap_bars(a);
+err_netdev:
+	free_netdev(nd);
+err_regions:
+	pci_release_selected_regions(pdev,
+				     pci_select_bars(pdev, IORESOURCE_MEM));
+err_disable:
+	pci_disable_device(pdev);
+	return rc;
+}
+
+static void ena_remove(struct pci_dev *pdev)
+{
+	struct ena_adapter *a = pci_get_drvdata(pdev);
+	struct net_device *nd = a->netdev;
+
+	/* first step: no open/close/ethtool can start after this */
+	unregister_netdev(nd);
+	ena_health_stop(a);
+	ena_debugfs_remove(a);
+	ena_rss_free(a);
+	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
+	free_irq(pci_irq_vector(pdev, ENA_MGMT_VECTOR), a);
+	clear_bit(ENA_F_MGMT_IRQ, &a->flags);
+	kfree(a->qps);
+	kfree(a->qstats);
+	pci_free_irq_vectors(pdev);
+	ena_device_fini(a);
+	ena_admin_free(a);
+	ena_mmio_fini(a);
+	dma_free_coherent(&pdev->dev, PAGE_SIZE, a->host_info,
+			  a->host_info_dma);
+	ena_unmap_bars(a);
+	free_netdev(nd);
+	pci_release_selected_regions(pdev,
+				     pci_select_bars(pdev, IORESOURCE_MEM));
+	pci_disable_device(pdev);
+}
+
+static void ena_shutdown(struct pci_dev *pdev)
+{
+	struct ena_adapter *a = pci_get_drvdata(pdev);
+
+	rtnl_lock();
+	netif_device_detach(a->netdev);
+	if (netif_running(a->netdev))
+		dev_close(a->netdev);
+	rtnl_unlock();
+}
+
+static struct pci_driver ena_pci_driver = {
+	.name		= ENA_DRV_NAME,
+	.id_table	= ena_pci_ids,
+	.probe		= ena_probe,
+	.remove		= ena_remove,
+	.shutdown	= ena_shutdown,
+};
+
+static int __init ena_init(void)
+{
+	int rc;
+
+	ena_debugfs_module_init();
+	rc = pci_register_driver(&ena_pci_driver);
+	if (rc)
+		ena_debugfs_module_exit();
+	return rc;
+}
+
+static void __exit ena_exit(void)
+{
+	pci_unregister_driver(&ena_pci_driver);
+	ena_debugfs_module_exit();
+}
+
+module_init(ena_init);
+module_exit(ena_exit);
+
+MODULE_DESCRIPTION("Amazon Elastic Network Adapter (ENA) driver, out of tree");
+MODULE_LICENSE("GPL");

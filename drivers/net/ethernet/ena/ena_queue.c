@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One queue pair's memory life cycle, shaped like the core's queue
+ * management ops:
+ *
+ *   ena_qp_alloc()  host memory: rings, buffer-info arrays, page_pool, NAPI
+ *   ena_qp_start()  device side: CREATE_CQ/SQ for TX and RX, IRQ, RX fill
+ *   ena_qp_stop()   the reverse of start; buffers go back, rings stay
+ *   ena_qp_free()   the reverse of alloc
+ *
+ * Probe allocates none of this; ndo_open allocs+starts the configured
+ * queues, ndo_stop stops+frees them, and ethtool -L/-G touch only the queues
+ * that change.  Memory is taken on the NUMA node of the queue's CPU.  All
+ * four run under RTNL (or in probe/remove/reset, which exclude each other).
+ */
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/log2.h>
+#include <linux/vmalloc.h>
+
+#include "ena.h"
+#include "ena_compat.h"
+
+static void *ena_ring_alloc(struct ena_qp *qp, size_t size, dma_addr_t *dma)
+{
+	struct device *dev = &qp->adapter->pdev->dev;
+	struct ena_queue_stats *st = qp->stats;
+	int old = dev_to_node(dev);
+	void *p;
+
+	/* dma_alloc_coherent() allocates on the device's node: borrow it */
+	set_dev_node(dev, qp->node);
+	p = dma_alloc_coherent(dev, size, dma, GFP_KERNEL);
+	set_dev_node(dev, old);
+	if (!p)
+		return NULL;
+	WRITE_ONCE(st->dma_allocs, st->dma_allocs + 1);
+	WRITE_ONCE(st->ring_bytes, st->ring_bytes + size);
+	return p;
+}
+
+static void ena_ring_free(struct ena_qp *qp, size_t size, void *p,
+			  dma_addr_t dma)
+{
+	struct ena_queue_stats *st = qp->stats;
+
+	if (!p)
+		return;
+	dma_free_coherent(&qp->adapter->pdev->dev, size, p, dma);
+	WRITE_ONCE(st->dma_frees, st->dma_frees + 1);
+	WRITE_ONCE(st->ring_bytes, st->ring_bytes - size);
+}
+
+u32 ena_rx_buf_len_for_mtu(u32 mtu)
+{
+	/*
+	 * One order-0 page per descriptor, skb built in place: larger frames
+	 * span several descriptors, so no MTU forces another buffer size.
+	 */
+	return PAGE_SIZE - ENA_RX_HEADROOM -
+	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+}
+
+static void ena_txq_free_mem(struct ena_qp *qp)
+{
+	struct ena_txq *tx = &qp->tx;
+
+	kvfree(tx->bufs);
+	kvfree(tx->free_ids);
+	kfree(tx->bounce);
+	ena_ring_free(qp, tx->depth * sizeof(struct ena_tx_cdesc), tx->cq,
+		      tx->cq_dma);
+	ena_ring_free(qp, tx->depth * sizeof(struct ena_tx_desc), tx->descs,
+		      tx->descs_dma);
+	tx->bufs = NULL;
+	tx->free_ids = NULL;
+	tx->bounce = NULL;
+	tx->cq = NULL;
+	tx->descs = NULL;
+}
+
+static int ena_txq_alloc_mem(struct ena_qp *qp, u32 depth)
+{
+	struct ena_adapter *a = qp->adapter;
+	struct ena_txq *tx = &qp->tx;
+
+	tx->depth = depth;
+	tx->llq = a->llq.enabled;
+	if (tx->llq) {
+		tx->bounce = kzalloc_node(a->llq.entry_size, GFP_KERNEL,
+					  qp->node);
+		if (!tx->bounce)
+			goto err;
+	} else {
+		tx->descs = ena_ring_alloc(qp, depth * sizeof(struct ena_tx_desc),
+					   &tx->descs_dma);
+		if (!tx->descs)
+			goto err;
+	}
+	tx->cq = ena_ring_alloc(qp, depth * sizeof(struct ena_tx_cdesc),
+				&tx->cq_dma);
+	if (!tx->cq)
+		goto err;
+	tx->free_ids = kvmalloc_node(depth * sizeof(u16), GFP_KERNEL, qp->node);
+	tx->bufs = kvzalloc_node(depth * sizeof(*tx->bufs), GFP_KERNEL,
+				 qp->node);
+	if (!tx->free_ids || !tx->bufs)
+		goto err;
+	return 0;
+err:
+	ena_txq_free_mem(qp);
+	return -ENOMEM;
+}
+
+static void ena_rxq_free_mem(struct ena_qp *qp)
+{
+	struct ena_rxq *rx = &qp->rx;
+
+	if (rx->pool)
+		page_pool_destroy(rx->pool);
+	kvfree(rx->bufs);
+	kvfree(rx->free_ids);
+	ena_ring_free(qp, rx->depth * sizeof(struct ena_rx_cdesc), rx->cq,
+		      rx->cq_dma);
+	ena_ring_free(qp, rx->depth * sizeof(struct ena_rx_desc), rx->descs,
+		      rx->descs_dma);
+	rx->pool = NULL;
+	rx->bufs = NULL;
+	rx->free_ids = NULL;
+	rx->cq = NULL;
+	rx->descs = NULL;
+}
+
+static int ena_rxq_alloc_mem(struct ena_qp *qp, u32 depth)
+{
+	struct ena_adapter *a = qp->adapter;
+	struct ena_rxq *rx = &qp->rx;
+	struct page_pool_params pp = {
+		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
+		.order = 0,
+		.pool_size = depth,
+		.nid = qp->node,
+		.dev = &a->pdev->dev,
+		.dma_dir = DMA_FROM_DEVICE,
+		.offset = ENA_RX_HEADROOM,
+		.max_len = a->rx_buf_len,
+	};
+	struct page_pool *pool;
+
+	rx->depth = depth;
+	rx->buf_len = a->rx_buf_len;
+	rx->descs = ena_ring_alloc(qp, depth * sizeof(struct ena_rx_desc),
+				   &rx->descs_dma);
+	rx->cq = ena_ring_alloc(qp, depth * sizeof(struct ena_rx_cdesc),
+				&rx->cq_dma);
+	rx->free_ids = kvmalloc_node(depth * sizeof(u16), GFP_KERNEL, qp->node);
+	rx->bufs = kvzalloc_node(depth * sizeof(*rx->bufs), GFP_KERNEL,
+				 qp->node);
+	if (!rx->descs || !rx->cq || !rx->free_ids || !rx->bufs)
+		goto err;
+	pool = page_pool_create(&pp);
+	if (IS_ERR(pool))
+		goto err;
+	rx->pool = pool;
+	return 0;
+err:
+	ena_rxq_free_mem(qp);
+	return -ENOMEM;
+}
+
+/**
+ * ena_qp_alloc() - allocate a queue pair's host memory
+ * @a: adapter
+ * @qid: queue index, below a->max_queues
+ * @tx_depth: TX ring entries (power of two)
+ * @rx_depth: RX ring entries (power of two)
+ *
+ * Return: 0 or -ENOMEM; nothing stays allocated on failure.
+ */
+int ena_qp_alloc(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth)
+{
+	struct ena_qp *qp = &a->qps[qid];
+	int cpu, rc;
+
+	if (test_bit(ENA_QP_ALLOCATED, &qp->state))
+		return 0;
+
+	cpu = cpumask_local_spread(qid, dev_to_node(&a->pdev->dev));
+	qp->node = cpu_to_node(cpu);
+
+	rc = ena_txq_alloc_mem(qp, tx_depth);
+	if (rc)
+		return rc;
+	rc = ena_rxq_alloc_mem(qp, rx_depth);
+	if (rc)
+		goto err_tx;
+
+	netif_napi_add(a->netdev, &qp->napi, ena_napi_poll);
+	set_bit(ENA_QP_ALLOCATED, &qp->state);
+	return 0;
+
+err_tx:
+	ena_txq_free_mem(qp);
+	return rc;
+}
+
+/**
+ * ena_qp_free() - release what ena_qp_alloc() took
+ * @a: adapter
+ * @qid: queue index; the queue is stopped
+ */
+void ena_qp_free(struct ena_adapter *a, u16 qid)
+{
+	struct ena_qp *qp = &a->qps[qid];
+
+	if (!test_and_clear_bit(ENA_QP_ALLOCATED, &qp->state))
+		return;
+	netif_napi_del(&qp->napi);
+	ena_rxq_free_mem(qp);
+	ena_txq_free_mem(qp);
+}
+
+static int ena_create_cq(struct ena_adapter *a, struct ena_qp *qp, u32 depth,
+			 u32 entry_words, dma_addr_t base,
+			 struct ena_resp_create_cq *out)
+{
+	struct ena_aq_cmd cmd = {};
+	struct ena_acq_resp r;
+	int rc;
+
+	cmd.hdr.opcode = ENA_OP_CREATE_CQ;
+	cmd.create_cq.caps1 = ENA_CQ_CAPS1_INTR;
+	cmd.create_cq.caps2 = FIELD_PREP(ENA_CQ_CAPS2_ENTRY_WORDS, entry_words);
+	cmd.create_cq.depth = cpu_to_le16(depth);
+	cmd.create_cq.msix_vector = cpu_to_le32(ENA_IO_VECTOR(qp->qid));
+	ena_set_dma_addr(&cmd.create_cq.base, base);
+	rc = ena_admin_exec(a, &cmd, &r);
+	if (rc)
+		return rc;
+	*out = r.create_cq;
+	if (le16_to_cpu(out->depth) != depth) {
+		netdev_err(a->netdev, "queue %u: CQ depth %u, asked %u\n",
+			   qp->qid, le16_to_cpu(out->depth), depth);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ena_create_sq(struct ena_adapter *a, u8 dir, u8 placement,
+			 u16 cq_idx, u32 depth, dma_addr_t base,
+			 struct ena_resp_create_sq *out)
+{
+	struct ena_aq_cmd cmd = {};
+	struct ena_acq_resp r;
+	int rc;
+
+	cmd.hdr.opcode = ENA_OP_CREATE_SQ;
+	cmd.create_sq.identity = FIELD_PREP(ENA_SQ_IDENTITY_DIR, dir);
+	cmd.create_sq.caps2 = FIELD_PREP(ENA_SQ_CAPS2_PLACEMENT, placement) |
+			      FIELD_PREP(ENA_SQ_CAPS2_CMPL, ENA_CMPL_PER_DESC);
+	cmd.create_sq.caps3 = ENA_SQ_CAPS3_CONTIG;
+	cmd.create_sq.cq_idx = cpu_to_le16(cq_idx);
+	cmd.create_sq.depth = cpu_to_le16(depth);
+	if (placement == ENA_PLACEMENT_HOST)
+		ena_set_dma_addr(&cmd.create_sq.base, base);
+	rc = ena_admin_exec(a, &cmd, &r);
+	if (rc)
+		return rc;
+	*out = r.create_sq;
+	return 0;
+}
+
+static void ena_destroy_sq(struct ena_adapter *a, u8 dir, u16 idx)
+{
+	struct ena_aq_cmd cmd = {};
+	struct ena_acq_resp r;
+
+	cmd.hdr.opcode = ENA_OP_DESTROY_SQ;
+	cmd.destroy_sq.sq_idx = cpu_to_le16(idx);
+	cmd.destroy_sq.identity = FIELD_PREP(ENA_SQ_IDENTITY_DIR, dir);
+	ena_admin_exec(a, &cmd, &r);
+}
+
+static void ena_destroy_cq(struct ena_adapter *a, u16 idx)
+{
+	struct ena_aq_cmd cmd = {};
+	struct ena_acq_resp r;
+
+	cmd.hdr.opcode = ENA_OP_DESTROY_CQ;
+	cmd.destroy_cq.cq_idx = cpu_to_le16(idx);
+	ena_admin_exec(a, &cmd, &r);
+}
+
+static u32 __iomem *ena_reg_ptr(struct ena_adapter *a, __le32 off)
+{
+	u32 o = le32_to_cpu(off);
+
+	return o ? (u32 __iomem *)(a->regs + o) : NULL;
+}
+
+static void ena_qp_reset_indices(struct ena_qp *qp)
+{
+	struct ena_txq *tx = &qp->tx;
+	struct ena_rxq *rx = &qp->rx;
+	u32 i;
+
+	tx->sq_tail = 0;
+	tx->sq_head = 0;
+	tx->sq_phase = 1;
+	tx->cq_head = 0;
+	tx->cq_phase = 1;
+	tx->next_to_use = 0;
+	tx->next_to_clean = 0;
+	for (i = 0; i < tx->depth; i++)
+		tx->free_ids[i] = i;
+	memset(tx->cq, 0, tx->depth * sizeof(struct ena_tx_cdesc));
+	if (tx->descs)
+		memset(tx->descs, 0, tx->depth * sizeof(struct ena_tx_desc));
+	if (tx->bounce)
+		memset(tx->bounce, 0, qp->adapter->llq.entry_size);
+
+	rx->sq_tail = 0;
+	rx->sq_phase = 1;
+	rx->cq_head = 0;
+	rx->cq_phase = 1;
+	rx->next_to_use = 0;
+	/* one id stays unused so a full ring never wraps onto itself */
+	rx->next_to_clean = rx->depth - 1;
+	for (i = 0; i < rx->depth; i++)
+		rx->free_ids[i] = i;
+	memset(rx->cq, 0, rx->depth * sizeof(struct ena_rx_cdesc));
+	memset(rx->descs, 0, rx->depth * sizeof(struct ena_rx_desc));
+}
+
+/**
+ * ena_qp_start() - create the device queues and start passing traffic
+ * @a: adapter
+ * @qid: queue index; allocated, not started
+ *
+ * Sends CREATE_CQ+CREATE_SQ for TX, then for RX, takes the IO vector,
+ * fills the RX ring and opens the TX queue.
+ *
+ * Return: 0 or a negative errno; on failure the queue is left allocated
+ * and stopped, with nothing created on the device.
+ */
+int ena_qp_start(struct ena_adapter *a, u16 qid)
+{
+	struct ena_qp *qp = &a->qps[qid];
+	struct ena_txq *tx = &qp->tx;
+	struct ena_rxq *rx = &qp->rx;
+	struct ena_resp_create_cq cq;
+	struct ena_resp_create_sq sq;
+	int rc;
+
+	if (test_bit(ENA_QP_STARTED, &qp->state))
+		return 0;
+	ena_qp_reset_indices(qp);
+
+	rc = ena_create_cq(a, qp, tx->depth, ENA_TX_CQ_ENTRY_WORDS, tx->cq_dma,
+			   &cq);
+	if (rc)
+		goto err;
+	tx->cq_idx = le16_to_cpu(cq.cq_idx);
+	tx->cq_db = ena_reg_ptr(a, cq.head_db_offset);
+
+	rc = ena_create_sq(a, ENA_SQ_DIR_TX, tx->llq ? ENA_PLACEMENT_DEV :
+			   ENA_PLACEMENT_HOST, tx->cq_idx, tx->depth,
+			   tx->descs_dma, &sq);
+	if (rc)
+		goto err_tx_cq;
+	tx->sq_idx = le16_to_cpu(sq.sq_idx);
+	tx->db = ena_reg_ptr(a, sq.db_offset);
+	if (tx->llq)
+		tx->llq_mem = (u8 __iomem *)a->llq_bar +
+			      le32_to_cpu(sq.llq_desc_offset);
+
+	rc = ena_create_cq(a, qp, rx->depth, ENA_RX_CQ_ENTRY_WORDS, rx->cq_dma,
+			   &cq);
+	if (rc)
+		goto err_tx_sq;
+	rx->cq_idx = le16_to_cpu(cq.cq_idx);
+	rx->cq_db = ena_reg_ptr(a, cq.head_db_offset);
+	qp->unmask = ena_reg_ptr(a, cq.unmask_offset);
+
+	rc = ena_create_sq(a, ENA_SQ_DIR_RX, ENA_PLACEMENT_HOST, rx->cq_idx,
+			   rx->depth, rx->descs_dma, &sq);
+	if (rc)
+		goto err_rx_cq;
+	rx->sq_idx = le16_to_cpu(sq.sq_idx);
+	rx->db = ena_reg_ptr(a, sq.db_offset);
+	if (!tx->db || !rx->db) {
+		netdev_err(a->netdev, "queue %u: device gave no doorbell\n",
+			   qid);
+		rc = -EINVAL;
+		goto err_rx_sq;
+	}
+
+	qp->irq = pci_irq_vector(a->pdev, ENA_IO_VECTOR(qid));
+	snprintf(qp->irq_name, sizeof(qp->irq_name), "%s-q%u",
+		 netdev_name(a->netdev), qid);
+	rc = request_irq(qp->irq, ena_io_irq, 0, qp->irq_name, qp);
+	if (rc)
+		goto err_rx_sq;
+	irq_update_affinity_hint(qp->irq,
+				 cpumask_of(cpumask_local_spread(qid,
+								 dev_to_node(&a->pdev->dev))));
+
+	tx->ndq = netdev_get_tx_queue(a->netdev, qid);
+	netdev_tx_reset_queue(tx->ndq);
+	ena_rx_refill(qp, rx->depth - 1, GFP_KERNEL);
+
+	set_bit(ENA_QP_STARTED, &qp->state);
+	napi_enable(&qp->napi);
+	ena_unmask_irq(qp);
+	netif_tx_start_queue(tx->ndq);
+	WRITE_ONCE(qp->stats->starts, qp->stats->starts + 1);
+	return 0;
+
+err_rx_sq:
+	ena_destroy_sq(a, ENA_SQ_DIR_RX, rx->sq_idx);
+err_rx_cq:
+	ena_destroy_cq(a, rx->cq_idx);
+err_tx_sq:
+	ena_destroy_sq(a, ENA_SQ_DIR_TX, tx->sq_idx);
+err_tx_cq:
+	ena_destroy_cq(a, tx->cq_idx);
+err:
+	netdev_err(a->netdev, "queue %u start failed: %d\n", qid, rc);
+	return rc;
+}
+
+/**
+ * ena_qp_stop() - stop a started queue pair
+ * @a: adapter
+ * @qid: queue index
+ *
+ * Closes the TX queue, quiesces NAPI and the vector, destroys the device
+ * queues (skipped while the device awaits reset: the reset drops them) and
+ * returns every in-flight TX skb and RX page.  The rings stay allocated.
+ */
+void ena_qp_stop(struct ena_adapter *a, u16 qid)
+{
+	struct ena_qp *qp = &a->qps[qid];
+
+	if (!test_bit(ENA_QP_STARTED, &qp->state))
+		return;
+
+	/* stop the TX queue and wait out an xmit already past the check */
+	__netif_tx_lock_bh(qp->tx.ndq);
+	netif_tx_stop_queue(qp->tx.ndq);
+	__netif_tx_unlock_bh(qp->tx.ndq);
+	napi_disable(&qp->napi);
+	clear_bit(ENA_QP_STARTED, &qp->state);
+	irq_update_affinity_hint(qp->irq, NULL);
+	free_irq(qp->irq, qp);
+
+	if (!test_bit(ENA_F_DEV_DEAD, &a->flags)) {
+		ena_destroy_sq(a, ENA_SQ_DIR_TX, qp->tx.sq_idx);
+		ena_destroy_cq(a, qp->tx.cq_idx);
+		ena_destroy_sq(a, ENA_SQ_DIR_RX, qp->rx.sq_idx);
+		ena_destroy_cq(a, qp->rx.cq_idx);
+	}
+
+	ena_tx_drain(qp);
+	netdev_tx_reset_queue(qp->tx.ndq);
+	ena_rx_drain(qp);
+	WRITE_ONCE(qp->stats->stops, qp->stats->stops + 1);
+}

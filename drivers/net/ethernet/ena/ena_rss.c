@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive side scaling: hash function and key, hash input fields and the
+ * indirection table, spread over the queues that are running.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/ethtool.h>
+
+#include "ena.h"
+
+#define ENA_HASH_INIT_VAL	0xffffffff
+
+static const u16 ena_hash_default_fields[ENA_HASH_PROTOS] = {
+	[ENA_HASH_TCP4] = ENA_HASH_FIELD_L3_SA | ENA_HASH_FIELD_L3_DA |
+			  ENA_HASH_FIELD_L4_SP | ENA_HASH_FIELD_L4_DP,
+	[ENA_HASH_UDP4] = ENA_HASH_FIELD_L3_SA | ENA_HASH_FIELD_L3_DA |
+			  ENA_HASH_FIELD_L4_SP | ENA_HASH_FIELD_L4_DP,
+	[ENA_HASH_TCP6] = ENA_HASH_FIELD_L3_SA | ENA_HASH_FIELD_L3_DA |
+			  ENA_HASH_FIELD_L4_SP | ENA_HASH_FIELD_L4_DP,
+	[ENA_HASH_UDP6] = ENA_HASH_FIELD_L3_SA | ENA_HASH_FIELD_L3_DA |
+			  ENA_HASH_FIELD_L4_SP | ENA_HASH_FIELD_L4_DP,
+	[ENA_HASH_IP4] = ENA_HASH_FIELD_L3_SA | ENA_HASH_FIELD_L3_DA,
+	[ENA_HASH_IP6] = ENA_HASH_FIELD_L3_SA | ENA_HASH_FIELD_L3_DA,
+	[ENA_HASH_IP4_FRAG] = ENA_HASH_FIELD_L3_SA | ENA_HASH_FIELD_L3_DA,
+	[ENA_HASH_NOT_IP] = ENA_HASH_FIELD_L2_DA | ENA_HASH_FIELD_L2_SA,
+};
+
+void ena_rss_default_table(struct ena_adapter *a, u32 nq)
+{
+	u32 i;
+
+	for (i = 0; i < ENA_RSS_TABLE_SIZE; i++)
+		a->rss_ind[i] = ethtool_rxfh_indir_default(i, nq);
+	a->rss_user_table = false;
+}
+
+/**
+ * ena_rss_probe() - allocate RSS control buffers and read the device's
+ * RSS capabilities (GET indirection table, hash function, hash input)
+ * @a: adapter
+ *
+ * Return: 0 or -ENOMEM; an RSS feature the device lacks is not an error.
+ */
+int ena_rss_probe(struct ena_adapter *a)
+{
+	struct device *dev = &a->pdev->dev;
+	struct ena_acq_resp r;
+	u32 i, supported;
+	int rc;
+
+	a->rss_dev_tbl = dma_alloc_coherent(dev, ENA_RSS_TABLE_SIZE *
+					    sizeof(struct ena_ind_entry),
+					    &a->rss_dev_tbl_dma, GFP_KERNEL);
+	a->hash_key = dma_alloc_coherent(dev, sizeof(*a->hash_key),
+					 &a->hash_key_dma, GFP_KERNEL);
+	a->hash_input = dma_alloc_coherent(dev, sizeof(*a->hash_input),
+					   &a->hash_input_dma, GFP_KERNEL);
+	if (!a->rss_dev_tbl || !a->hash_key || !a->hash_input) {
+		ena_rss_free(a);
+		return -ENOMEM;
+	}
+
+	rc = ena_get_feature(a, ENA_FEAT_RSS_IND_TABLE, 0, 0, 0, &r);
+	if (!rc && (le16_to_cpu(r.ind_table.max_size) < ENA_RSS_TABLE_LOG ||
+		    le16_to_cpu(r.ind_table.min_size) > ENA_RSS_TABLE_LOG))
+		dev_warn(dev, "RSS table log %u outside device range %u..%u\n",
+			 ENA_RSS_TABLE_LOG, le16_to_cpu(r.ind_table.min_size),
+			 le16_to_cpu(r.ind_table.max_size));
+
+	a->hash_func = 0;
+	a->hash_funcs_supported = 0;
+	rc = ena_get_feature(a, ENA_FEAT_RSS_HASH_FUNC, 0, a->hash_key_dma,
+			     sizeof(*a->hash_key), &r);
+	if (!rc) {
+		supported = le32_to_cpu(r.hash_func.supported) &
+			    ENA_HASH_FUNC_MASK;
+		a->hash_funcs_supported = supported;
+		if (supported & BIT(ENA_HASH_TOEPLITZ))
+			a->hash_func = ENA_HASH_TOEPLITZ;
+		else if (supported & BIT(ENA_HASH_CRC32))
+			a->hash_func = ENA_HASH_CRC32;
+	}
+	netdev_rss_key_fill(a->hash_key->key, sizeof(a->hash_key->key));
+	a->hash_key->key_parts = cpu_to_le32(ENA_HASH_KEY_WORDS);
+
+	rc = ena_get_feature(a, ENA_FEAT_RSS_HASH_INPUT, 0, a->hash_input_dma,
+			     sizeof(*a->hash_input), &r);
+	for (i = 0; i < ENA_HASH_PROTOS; i++) {
+		u16 want = ena_hash_default_fields[i];
+
+		if (!rc)
+			want &= le16_to_cpu(a->hash_input->supported[i].fields);
+		a->hash_input->selected[i].fields = cpu_to_le16(want);
+	}
+
+	ena_rss_default_table(a, a->num_queues);
+	return 0;
+}
+
+void ena_rss_free(struct ena_adapter *a)
+{
+	struct device *dev = &a->pdev->dev;
+
+	if (a->hash_input)
+		dma_free_coherent(dev, sizeof(*a->hash_input), a->hash_input,
+				  a->hash_input_dma);
+	if (a->hash_key)
+		dma_free_coherent(dev, sizeof(*a->hash_key), a->hash_key,
+				  a->hash_key_dma);
+	if (a->rss_dev_tbl)
+		dma_free_coherent(dev, ENA_RSS_TABLE_SIZE *
+				  sizeof(struct ena_ind_entry),
+				  a->rss_dev_tbl, a->rss_dev_tbl_dma);
+	a->hash_input = NULL;
+	a->hash_key = NULL;
+	a->rss_dev_tbl = NULL;
+}
+
+/**
+ * ena_rss_push() - hand the indirection table (and, once per device
+ * bring-up, hash function and input) to the device
+ * @a: adapter; every queue the table names is started
+ *
+ * Return: 0 or the admin error; features the device lacks are skipped.
+ */
+int ena_rss_push(struct ena_adapter *a)
+{
+	struct ena_aq_cmd cmd = {};
+	u32 i;
+	int rc;
+
+	for (i = 0; i < ENA_RSS_TABLE_SIZE; i++) {
+		struct ena_qp *qp = &a->qps[a->rss_ind[i]];
+
+		if (WARN_ON_ONCE(!ena_rt_qp_up(qp)))
+			return -EINVAL;
+		a->rss_dev_tbl[i].cq_idx = cpu_to_le16(qp->rx.cq_idx);
+		a->rss_dev_tbl[i].rsvd = 0;
+	}
+	cmd.feature.u.ind_table.size = cpu_to_le16(ENA_RSS_TABLE_LOG);
+	cmd.feature.u.ind_table.inline_index = cpu_to_le32(ENA_IND_TABLE_NO_INLINE);
+	rc = ena_set_feature(a, &cmd, ENA_FEAT_RSS_IND_TABLE, a->rss_dev_tbl_dma,
+			     ENA_RSS_TABLE_SIZE * sizeof(struct ena_ind_entry));
+	if (rc && rc != -EOPNOTSUPP)
+		return rc;
+
+	if (test_bit(ENA_F_RSS_PUSHED, &a->flags))
+		return 0;
+
+	if (a->hash_func) {
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.feature.u.hash_func.selected = cpu_to_le32(a->hash_func);
+		cmd.feature.u.hash_func.init_val = cpu_to_le32(ENA_HASH_INIT_VAL);
+		rc = ena_set_feature(a, &cmd, ENA_FEAT_RSS_HASH_FUNC,
+				     a->hash_key_dma, sizeof(*a->hash_key));
+		if (rc && rc != -EOPNOTSUPP)
+			return rc;
+	}
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.feature.u.hash_input.enabled_sort =
+		cpu_to_le16(ENA_HASH_INPUT_L3_SORT | ENA_HASH_INPUT_L4_SORT);
+	rc = ena_set_feature(a, &cmd, ENA_FEAT_RSS_HASH_INPUT,
+			     a->hash_input_dma, sizeof(*a->hash_input));
+	if (rc && rc != -EOPNOTSUPP)
+		return rc;
+
+	set_bit(ENA_F_RSS_PUSHED, &a->flags);
+	return 0;
+}

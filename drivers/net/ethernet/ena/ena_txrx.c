@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The datapath: transmit (host descriptors or LLQ), NAPI TX completion and
+ * RX, RX buffer refill from page_pool.  A completion that names a buffer we
+ * do not have in flight, or an impossible length, stops the queue's
+ * processing and asks for a device reset.
+ */
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <net/ip6_checksum.h>
+
+#include "ena.h"
+#include "ena_compat.h"
+
+#define ENA_RX_REFILL_BATCH	16
+
+void ena_unmask_irq(struct ena_qp *qp)
+{
+	if (qp->unmask)
+		writel(ENA_INTR_UNMASK, qp->unmask);
+}
+
+irqreturn_t ena_io_irq(int irq, void *data)
+{
+	struct ena_qp *qp = data;
+
+	napi_schedule_irqoff(&qp->napi);
+	return IRQ_HANDLED;
+}
+
+static u32 ena_tx_space(const struct ena_txq *tx)
+{
+	return tx->depth - (tx->sq_tail - READ_ONCE(tx->sq_head));
+}
+
+/* SQ slots a packet of @descs descriptors takes */
+static u32 ena_tx_slots(const struct ena_adapter *a, const struct ena_txq *tx,
+			u32 descs)
+{
+	u32 before, per;
+
+	if (!tx->llq)
+		return descs;
+	before = a->llq.descs_before_hdr;
+	per = a->llq.descs_per_entry;
+	if (descs <= before)
+		return 1;
+	return 1 + DIV_ROUND_UP(descs - before, per);
+}
+
+static void ena_tx_unmap(struct device *dev, struct ena_tx_buf *b)
+{
+	int i;
+
+	for (i = 0; i < b->nr_maps; i++) {
+		if (b->map[i].is_page)
+			dma_unmap_page(dev, b->map[i].addr, b->map[i].len,
+				       DMA_TO_DEVICE);
+		else
+			dma_unmap_single(dev, b->map[i].addr, b->map[i].len,
+					 DMA_TO_DEVICE);
+	}
+	b->nr_maps = 0;
+}
+
+/* Descriptor writer: host ring or LLQ entries staged in a bounce buffer */
+struct ena_tx_writer {
+	struct ena_adapter *a;
+	struct ena_txq *tx;
+	u32 idx;	/* slot in the current LLQ entry */
+	u32 left;	/* descriptor slots left in the current LLQ entry */
+};
+
+static void ena_tx_advance(struct ena_txq *tx)
+{
+	tx->sq_tail++;
+	if (!(tx->sq_tail & (tx->depth - 1)))
+		tx->sq_phase ^= 1;
+}
+
+static void ena_llq_flush(struct ena_tx_writer *w)
+{
+	struct ena_txq *tx = w->tx;
+	u32 esz = w->a->llq.entry_size;
+	u32 off = (tx->sq_tail & (tx->depth - 1)) * esz;
+
+	__iowrite64_copy(tx->llq_mem + off, tx->bounce, esz / 8);
+	ena_tx_advance(tx);
+	memset(tx->bounce, 0, esz);
+	w->idx = 0;
+	w->left = w->a->llq.descs_per_entry;
+}
+
+static void ena_tx_put(struct ena_tx_writer *w, const struct ena_tx_desc *d)
+{
+	struct ena_txq *tx = w->tx;
+
+	if (!tx->llq) {
+		tx->descs[tx->sq_tail & (tx->depth - 1)] = *d;
+		ena_tx_advance(tx);
+		return;
+	}
+	memcpy(tx->bounce + w->idx * sizeof(*d), d, sizeof(*d));
+	w->idx++;
+	if (!--w->left)
+		ena_llq_flush(w);
+}
+
+static void ena_tx_finish(struct ena_tx_writer *w)
+{
+	if (w->tx->llq && w->idx)
+		ena_llq_flush(w);
+}
+
+static bool ena_tx_csum(struct sk_buff *skb, u32 *w1, struct ena_tx_desc *meta)
+{
+	u32 l3, l4, l4_words;
+	u8 ipproto;
+
+	switch (skb->protocol) {
+	case htons(ETH_P_IP):
+		l3 = ENA_L3_IPV4;
+		ipproto = ip_hdr(skb)->protocol;
+		break;
+	case htons(ETH_P_IPV6):
+		l3 = ENA_L3_IPV6;
+		ipproto = ipv6_hdr(skb)->nexthdr;
+		break;
+	default:
+		return false;
+	}
+	if (ipproto == IPPROTO_TCP) {
+		l4 = ENA_L4_TCP;
+		l4_words = tcp_hdrlen(skb) / 4;
+	} else if (ipproto == IPPROTO_UDP) {
+		l4 = ENA_L4_UDP;
+		l4_words = sizeof(struct udphdr) / 4;
+	} else {
+		return false;
+	}
+
+	*w1 = FIELD_PREP(ENA_TXD_L3_PROTO, l3) |
+	      FIELD_PREP(ENA_TXD_L4_PROTO, l4) |
+	      ENA_TXD_L4_CSUM | ENA_TXD_L4_PARTIAL;
+	meta->w1 = 0;
+	meta->w3 = 0;
+	meta->addr_lo = cpu_to_le32(FIELD_PREP(ENA_TXM_L3_HDR_LEN,
+					       skb_network_header_len(skb)) |
+				    FIELD_PREP(ENA_TXM_L3_HDR_OFF,
+					       skb_network_offset(skb)) |
+				    FIELD_PREP(ENA_TXM_L4_HDR_WORDS, l4_words));
+	return true;
+}
+
+static void ena_tx_drop(struct ena_qp *qp, struct sk_buff *skb, bool dma_err)
+{
+	struct ena_queue_stats *st = qp->stats;
+
+	dev_kfree_skb_any(skb);
+	u64_stats_update_begin(&st->xmit_sync);
+	st->tx_dropped++;
+	if (dma_err)
+		st->tx_dma_err++;
+	u64_stats_update_end(&st->xmit_sync);
+}
+
+static void ena_tx_maybe_stop(struct ena_qp *qp)
+{
+	struct ena_txq *tx = &qp->tx;
+
+	if (likely(ena_tx_space(tx) >= tx->max_slots))
+		return;
+	netif_tx_stop_queue(tx->ndq);
+	u64_stats_update_begin(&qp->stats->xmit_sync);
+	qp->stats->tx_stops++;
+	u64_stats_update_end(&qp->stats->xmit_sync);
+	/* pairs with the barrier in ena_clean_tx() before it checks stopped */
+	smp_mb();
+	if (ena_tx_space(tx) >= tx->max_slots)
+		netif_tx_start_queue(tx->ndq);
+}
+
+/**
+ * ena_start_xmit() - ndo_start_xmit
+ * @skb: packet
+ * @netdev: our netdev
+ *
+ * Return: NETDEV_TX_OK, or NETDEV_TX_BUSY if the queue was full although it
+ * should have been stopped.
+ */
+netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
+{
+	struct ena_adapter *a = netdev_priv(netdev);
+	u16 qid = skb_get_queue_mapping(skb);
+	struct ena_qp *qp = &a->qps[qid];
+	struct ena_txq *tx = &qp->tx;
+	struct device *dev = &a->pdev->dev;
+	struct ena_tx_writer w = { .a = a, .tx = tx };
+	struct ena_tx_desc meta = {}, d = {};
+	u32 w1 = 0, push = 0, head, nbufs, ndescs, i, req_id;
+	bool has_meta = false, more;
+	struct ena_tx_buf *b;
+	unsigned int len;
+
+	if (unlikely(!ena_rt_qp_up(qp)))
+		goto drop;
+
+	if (a->max_tx_sgl &&
+	    skb_shinfo(skb)->nr_frags + 1 > a->max_tx_sgl &&
+	    skb_linearize(skb))
+		goto drop;
+
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		has_meta = ena_tx_csum(skb, &w1, &meta);
+		if (!has_meta && skb_checksum_help(skb))
+			goto drop;
+	}
+
+	if (tx->llq) {
+		push = min_t(u32, skb->len, a->llq.hdr_room);
+		if (a->tx_max_header)
+			push = min(push, a->tx_max_header);
+		if (skb_headlen(skb) < push && !pskb_may_pull(skb, push))
+			goto drop;
+	}
+
+	head = skb_headlen(skb) - push;
+	nbufs = (head ? 1 : 0) + skb_shinfo(skb)->nr_frags;
+	/* a packet always has one data descriptor, possibly empty (LLQ) */
+	ndescs = max(nbufs, 1U) + has_meta;
+	if (unlikely(ena_tx_space(tx) < ena_tx_slots(a, tx, ndescs))) {
+		netif_tx_stop_queue(tx->ndq);
+		return NETDEV_TX_BUSY;
+	}
+
+	req_id = tx->free_ids[tx->next_to_use & (tx->depth - 1)];
+	b = &tx->bufs[req_id];
+	b->nr_maps = 0;
+	if (head) {
+		dma_addr_t addr = dma_map_single(dev, skb->data + push, head,
+						 DMA_TO_DEVICE);
+
+		if (dma_mapping_error(dev, addr))
+			goto dma_err;
+		b->map[0] = (struct ena_tx_map){ addr, head, false };
+		b->nr_maps = 1;
+	}
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+		dma_addr_t addr = skb_frag_dma_map(dev, f, 0, skb_frag_size(f),
+						   DMA_TO_DEVICE);
+
+		if (dma_mapping_error(dev, addr))
+			goto dma_err;
+		b->map[b->nr_maps++] = (struct ena_tx_map){
+			addr, skb_frag_size(f), true };
+	}
+
+	if (tx->llq) {
+		u32 hoff = a->llq.descs_before_hdr * sizeof(struct ena_tx_desc);
+
+		w.left = a->llq.descs_before_hdr;
+		skb_copy_from_linear_data(skb, tx->bounce + hoff, push);
+	}
+	if (has_meta) {
+		meta.w0 = cpu_to_le32(ENA_TXD_META | ENA_TXM_EXT_VALID |
+				      ENA_TXM_ETH_META_TYPE |
+				      ENA_TXM_META_STORE | ENA_TXD_FIRST |
+				      FIELD_PREP(ENA_TXD_PHASE, tx->sq_phase));
+		ena_tx_put(&w, &meta);
+	}
+	for (i = 0; i < max_t(u32, b->nr_maps, 1); i++) {
+		u32 w0 = FIELD_PREP(ENA_TXD_PHASE, tx->sq_phase);
+		u32 w3 = 0;
+
+		if (i == 0) {
+			w0 |= ENA_TXD_COMP_REQ |
+			      FIELD_PREP(ENA_TXD_REQ_ID_HI,
+					 req_id >> ENA_TX_REQ_ID_LO_BITS);
+			if (!has_meta)
+				w0 |= ENA_TXD_FIRST;
+			w3 |= FIELD_PREP(ENA_TXD_HDR_LEN,
+					 tx->llq ? push :
+					 min_t(u32, skb_headlen(skb),
+					       a->tx_max_header ? : 255));
+			d.w1 = cpu_to_le32(w1 | FIELD_PREP(ENA_TXD_REQ_ID_LO,
+							   req_id));
+		} else {
+			d.w1 = 0;
+		}
+		if (i == max_t(u32, b->nr_maps, 1) - 1)
+			w0 |= ENA_TXD_LAST;
+		if (b->nr_maps) {
+			w0 |= FIELD_PREP(ENA_TXD_LEN, b->map[i].len);
+			w3 |= FIELD_PREP(ENA_TXD_ADDR_HI,
+					 upper_32_bits(b->map[i].addr));
+			d.addr_lo = cpu_to_le32(lower_32_bits(b->map[i].addr));
+		} else {
+			d.addr_lo = 0;
+		}
+		d.w0 = cpu_to_le32(w0);
+		d.w3 = cpu_to_le32(w3);
+		ena_tx_put(&w, &d);
+	}
+	ena_tx_finish(&w);
+
+	len = skb->len;
+	b->skb = skb;
+	b->descs = ena_tx_slots(a, tx, ndescs);
+	tx->next_to_use++;
+
+	more = __netdev_tx_sent_queue(tx->ndq, len, netdev_xmit_more());
+	ena_tx_maybe_stop(qp);
+	if (more || tx->llq || netif_xmit_stopped(tx->ndq)) {
+		/* WC stores of LLQ entries must land before the doorbell */
+		wmb();
+		writel(tx->sq_tail & 0xffff, tx->db);
+		u64_stats_update_begin(&qp->stats->xmit_sync);
+		qp->stats->tx_doorbells++;
+		u64_stats_update_end(&qp->stats->xmit_sync);
+	}
+	return NETDEV_TX_OK;
+
+dma_err:
+	ena_tx_unmap(dev, b);
+	ena_tx_drop(qp, skb, true);
+	return NETDEV_TX_OK;
+drop:
+	ena_tx_drop(qp, skb, false);
+	return NETDEV_TX_OK;
+}
+
+static void ena_cq_head_db(u32 __iomem *db, u32 head, u32 depth)
+{
+	if (db)
+		writel(head & (depth - 1), db);
+}
+
+/* Return: false when a malformed completion stopped processing */
+static bool ena_clean_tx(struct ena_qp *qp, int budget)
+{
+	struct ena_adapter *a = qp->adapter;
+	struct ena_txq *tx = &qp->tx;
+	struct device *dev = &a->pdev->dev;
+	u32 pkts = 0, bytes = 0, slots = 0;
+	bool ok = true;
+
+	while (pkts < budget) {
+		struct ena_tx_cdesc *c = &tx->cq[tx->cq_head & (tx->depth - 1)];
+		struct ena_tx_buf *b;
+		u16 req_id;
+
+		if ((READ_ONCE(c->flags) & ENA_TXC_PHASE) != tx->cq_phase)
+			break;
+		dma_rmb();
+		req_id = le16_to_cpu(c->req_id);
+		if (unlikely(req_id >= tx->depth || !tx->bufs[req_id].skb)) {
+			netdev_err(a->netdev,
+				   "queue %u: TX completion for req_id %u not in flight\n",
+				   qp->qid, req_id);
+			ena_reset_schedule(a, ENA_RESET_INV_TX_REQ_ID,
+					   "invalid TX completion");
+			ok = false;
+			break;
+		}
+		tx->cq_head++;
+		if (!(tx->cq_head & (tx->depth - 1)))
+			tx->cq_phase ^= 1;
+
+		b = &tx->bufs[req_id];
+		ena_tx_unmap(dev, b);
+		bytes += b->skb->len;
+		napi_consume_skb(b->skb, budget);
+		b->skb = NULL;
+		slots += b->descs;
+		tx->free_ids[tx->next_to_clean & (tx->depth - 1)] = req_id;
+		tx->next_to_clean++;
+		pkts++;
+	}
+	if (!pkts)
+		return ok;
+
+	smp_store_release(&tx->sq_head, tx->sq_head + slots);
+	ena_cq_head_db(tx->cq_db, tx->cq_head, tx->depth);
+	netdev_tx_completed_queue(tx->ndq, pkts, bytes);
+
+	u64_stats_update_begin(&qp->stats->napi_sync);
+	qp->stats->tx_packets += pkts;
+	qp->stats->tx_bytes += bytes;
+	qp->stats->tx_completions += pkts;
+	u64_stats_update_end(&qp->stats->napi_sync);
+
+	/* pairs with ena_tx_maybe_stop() */
+	smp_mb();
+	if (unlikely(netif_tx_queue_stopped(tx->ndq)) &&
+	    ena_tx_space(tx) >= tx->max_slots && ena_rt_qp_up(qp)) {
+		__netif_tx_lock(tx->ndq, smp_processor_id());
+		if (netif_tx_queue_stopped(tx->ndq) &&
+		    ena_tx_space(tx) >= tx->max_slots)
+			netif_tx_wake_queue(tx->ndq);
+		__netif_tx_unlock(tx->ndq);
+	}
+	return ok;
+}
+
+/**
+ * ena_rx_refill() - post up to @n buffers to the RX SQ
+ * @qp: queue pair
+ * @n: buffers wanted; limited by free ids
+ * @gfp: allocation context
+ *
+ * Return: buffers posted.
+ */
+int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp)
+{
+	struct ena_rxq *rx = &qp->rx;
+	u32 mask = rx->depth - 1, done = 0;
+
+	n = min(n, rx->next_to_clean - rx->next_to_use);
+	while (done < n) {
+		struct ena_rx_desc *d;
+		struct page *page;
+		dma_addr_t dma;
+		u16 id;
+
+		page = page_pool_alloc_pages(rx->pool, gfp | __GFP_NOWARN);
+		if (unlikely(!page)) {
+			u64_stats_update_begin(&qp->stats->napi_sync);
+			qp->stats->rx_alloc_fail++;
+			u64_stats_update_end(&qp->stats->napi_sync);
+			break;
+		}
+		dma = page_pool_get_dma_addr(page) + ENA_RX_HEADROOM;
+		id = rx->free_ids[rx->next_to_use & mask];
+		rx->next_to_use++;
+		rx->bufs[id].page = page;
+		rx->bufs[id].dma = dma;
+
+		d = &rx->descs[rx->sq_tail & mask];
+		d->len = cpu_to_le16(rx->buf_len);
+		d->ctrl = ENA_RXD_FIRST | ENA_RXD_LAST | ENA_RXD_COMP_REQ |
+			  FIELD_PREP(ENA_RXD_PHASE, rx->sq_phase);
+		d->req_id = cpu_to_le16(id);
+		d->addr_lo = cpu_to_le32(lower_32_bits(dma));
+		d->addr_hi = cpu_to_le16(upper_32_bits(dma) & 0xffff);
+		rx->sq_tail++;
+		if (!(rx->sq_tail & mask))
+			rx->sq_phase ^= 1;
+		done++;
+	}
+	if (done) {
+		u64_stats_update_begin(&qp->stats->napi_sync);
+		qp->stats->page_allocs += done;
+		u64_stats_update_end(&qp->stats->napi_sync);
+		/* writel() orders the descriptors before the doorbell */
+		writel(rx->sq_tail & 0xffff, rx->db);
+	}
+	return done;
+}
+
+static void ena_rx_csum_hash(struct ena_adapter *a, struct sk_buff *skb,
+			     u32 status, u32 hash)
+{
+	u32 l4 = FIELD_GET(ENA_RXC_L4_PROTO, status);
+	u32 l3 = FIELD_GET(ENA_RXC_L3_PROTO, status);
+
+	skb_checksum_none_assert(skb);
+	if ((a->netdev->features & NETIF_F_RXCSUM) &&
+	    (l4 == ENA_L4_TCP || l4 == ENA_L4_UDP) &&
+	    !(status & ENA_RXC_IPV4_FRAG)) {
+		if (status & (ENA_RXC_L4_CSUM_ERR | ENA_RXC_L3_CSUM_ERR)) {
+			/* let the stack decide: count only */
+		} else if (status & ENA_RXC_L4_CSUM_CHECKED) {
+			skb->ip_summed = CHECKSUM_UNNECESSARY;
+		}
+	}
+	if (a->netdev->features & NETIF_F_RXHASH) {
+		enum pkt_hash_types t = PKT_HASH_TYPE_NONE;
+
+		if (l4 == ENA_L4_TCP || l4 == ENA_L4_UDP)
+			t = PKT_HASH_TYPE_L4;
+		else if (l3 == ENA_L3_IPV4 || l3 == ENA_L3_IPV6)
+			t = PKT_HASH_TYPE_L3;
+		if (t != PKT_HASH_TYPE_NONE)
+			skb_set_hash(skb, hash, t);
+	}
+}
+
+/* Return: packets delivered, or -EIO after a malformed completion */
+static int ena_clean_rx(struct ena_qp *qp, int budget)
+{
+	struct ena_adapter *a = qp->adapter;
+	struct ena_rxq *rx = &qp->rx;
+	struct device *dev = &a->pdev->dev;
+	u32 mask = rx->depth - 1, pkts = 0, bytes = 0, good = 0, bad = 0;
+	u32 handed = 0, dropped = 0;
+	int rc = 0;
+
+	while (pkts < budget) {
+		struct ena_rx_cdesc *c = &rx->cq[rx->cq_head & mask];
+		u32 status = le32_to_cpu(READ_ONCE(c->status));
+		struct sk_buff *skb = rx->skb;
+		u32 len, off;
+		struct page *page;
+		dma_addr_t dma;
+		u16 id;
+
+		if (FIELD_GET(ENA_RXC_PHASE, status) != rx->cq_phase)
+			break;
+		dma_rmb();
+		status = le32_to_cpu(c->status);
+		id = le16_to_cpu(c->req_id);
+		len = le16_to_cpu(c->len);
+		off = c->offset;
+		if (unlikely(id >= rx->depth || !rx->bufs[id].page)) {
+			netdev_err(a->netdev,
+				   "queue %u: RX completion for req_id %u not in flight\n",
+				   qp->qid, id);
+			ena_reset_schedule(a, ENA_RESET_INV_RX_REQ_ID,
+					   "invalid RX completion");
+			rc = -EIO;
+			break;
+		}
+		if (unlikely(!len || off + len > rx->buf_len)) {
+			netdev_err(a->netdev,
+				   "queue %u: RX completion length %u offset %u impossible\n",
+				   qp->qid, len, off);
+			ena_reset_schedule(a, ENA_RESET_TOO_MANY_RX_DESCS,
+					   "malformed RX completion");
+			rc = -EIO;
+			break;
+		}
+		rx->cq_head++;
+		if (!(rx->cq_head & mask))
+			rx->cq_phase ^= 1;
+
+		page = rx->bufs[id].page;
+		dma = rx->bufs[id].dma;
+		rx->bufs[id].page = NULL;
+		rx->free_ids[rx->next_to_clean & mask] = id;
+		rx->next_to_clean++;
+		handed++;
+		dma_sync_single_for_cpu(dev, dma + off, len, DMA_FROM_DEVICE);
+
+		if (status & ENA_RXC_FIRST) {
+			if (unlikely(skb)) {
+				dev_kfree_skb_any(skb);
+				dropped++;
+			}
+			skb = NULL;
+			rx->skb = NULL;
+			rx->drop_rest = false;
+		}
+		if (rx->drop_rest || (!skb && !(status & ENA_RXC_FIRST))) {
+			page_pool_put_full_page(rx->pool, page, true);
+			rx->drop_rest = !(status & ENA_RXC_LAST);
+			continue;
+		}
+		if (!skb) {
+			skb = napi_build_skb(page_address(page), PAGE_SIZE);
+			if (unlikely(!skb)) {
+				page_pool_put_full_page(rx->pool, page, true);
+				dropped++;
+				rx->drop_rest = !(status & ENA_RXC_LAST);
+				continue;
+			}
+			skb_mark_for_recycle(skb);
+			skb_reserve(skb, ENA_RX_HEADROOM + off);
+			__skb_put(skb, len);
+		} else if (skb_shinfo(skb)->nr_frags < MAX_SKB_FRAGS) {
+			skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page,
+					ENA_RX_HEADROOM + off, len, PAGE_SIZE);
+		} else {
+			page_pool_put_full_page(rx->pool, page, true);
+			dev_kfree_skb_any(skb);
+			rx->skb = NULL;
+			dropped++;
+			rx->drop_rest = !(status & ENA_RXC_LAST);
+			continue;
+		}
+		if (!(status & ENA_RXC_LAST)) {
+			rx->skb = skb;
+			continue;
+		}
+		rx->skb = NULL;
+		skb->protocol = eth_type_trans(skb, a->netdev);
+		ena_rx_csum_hash(a, skb, status, le32_to_cpu(c->hash));
+		if (skb->ip_summed == CHECKSUM_UNNECESSARY)
+			good++;
+		else if (status & (ENA_RXC_L4_CSUM_ERR | ENA_RXC_L3_CSUM_ERR))
+			bad++;
+		skb_record_rx_queue(skb, qp->qid);
+		bytes += skb->len;
+		pkts++;
+		napi_gro_receive(&qp->napi, skb);
+	}
+
+	if (handed)
+		ena_cq_head_db(rx->cq_db, rx->cq_head, rx->depth);
+	u64_stats_update_begin(&qp->stats->napi_sync);
+	qp->stats->rx_packets += pkts;
+	qp->stats->rx_bytes += bytes;
+	qp->stats->rx_csum_good += good;
+	qp->stats->rx_csum_bad += bad;
+	qp->stats->rx_dropped += dropped;
+	qp->stats->page_frees += handed;
+	u64_stats_update_end(&qp->stats->napi_sync);
+
+	if (rc == 0 && rx->next_to_clean - rx->next_to_use >=
+	    min_t(u32, ENA_RX_REFILL_BATCH, rx->depth / 2))
+		ena_rx_refill(qp, rx->depth, GFP_ATOMIC);
+	return rc ? rc : pkts;
+}
+
+/**
+ * ena_napi_poll() - NAPI handler of one queue pair: TX completions, then RX
+ * @napi: the queue pair's NAPI
+ * @budget: RX packet budget
+ *
+ * Return: work done; below @budget once the interrupt is unmasked again.
+ */
+int ena_napi_poll(struct napi_struct *napi, int budget)
+{
+	struct ena_qp *qp = container_of(napi, struct ena_qp, napi);
+	int rx = 0;
+	bool tx_ok;
+
+	tx_ok = ena_clean_tx(qp, qp->tx.depth);
+	if (budget)
+		rx = ena_clean_rx(qp, budget);
+
+	u64_stats_update_begin(&qp->stats->napi_sync);
+	qp->stats->napi_polls++;
+	u64_stats_update_end(&qp->stats->napi_sync);
+
+	if (unlikely(!tx_ok || rx < 0)) {
+		/* the reset work stops this queue; leave the vector masked */
+		napi_complete_done(napi, 0);
+		return 0;
+	}
+	if (rx >= budget)
+		return budget;
+	/* more TX completions pending: poll again */
+	if ((READ_ONCE(qp->tx.cq[qp->tx.cq_head & (qp->tx.depth - 1)].flags) &
+	     ENA_TXC_PHASE) == qp->tx.cq_phase)
+		return budget;
+	if (napi_complete_done(napi, rx))
+		ena_unmask_irq(qp);
+	return rx;
+}
+
+/**
+ * ena_tx_drain() - free the skbs still in flight on a stopped TX ring
+ * @qp: queue pair
+ */
+void ena_tx_drain(struct ena_qp *qp)
+{
+	struct device *dev = &qp->adapter->pdev->dev;
+	struct ena_txq *tx = &qp->tx;
+	u32 i;
+
+	for (i = 0; i < tx->depth; i++) {
+		struct ena_tx_buf *b = &tx->bufs[i];
+
+		if (!b->skb)
+			continue;
+		ena_tx_unmap(dev, b);
+		dev_kfree_skb_any(b->skb);
+		b->skb = NULL;
+	}
+}
+
+/**
+ * ena_rx_drain() - give the pages posted on a stopped RX ring back
+ * @qp: queue pair
+ */
+void ena_rx_drain(struct ena_qp *qp)
+{
+	struct ena_rxq *rx = &qp->rx;
+	u32 i, n = 0;
+
+	if (rx->skb) {
+		dev_kfree_skb_any(rx->skb);
+		rx->skb = NULL;
+	}
+	rx->drop_rest = false;
+	for (i = 0; i < rx->depth; i++) {
+		if (!rx->bufs[i].page)
+			continue;
+		page_pool_put_full_page(rx->pool, rx->bufs[i].page, false);
+		rx->bufs[i].page = NULL;
+		n++;
+	}
+	u64_stats_update_begin(&qp->stats->napi_sync);
+	qp->stats->page_frees += n;
+	u64_stats_update_end(&qp->stats->napi_sync);
+}
