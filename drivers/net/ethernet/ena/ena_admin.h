@@ -195,7 +195,7 @@ enum ena_hash_func {
 
 struct ena_feat_hash_func {
 	__le32 supported;	/* bitmap of BIT(enum ena_hash_func) */
-	__le32 selected;
+	__le32 selected;	/* SET: BIT(enum ena_hash_func) */
 	__le32 init_val;
 };
 

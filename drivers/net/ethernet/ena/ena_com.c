@@ -423,8 +423,11 @@ int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	rc = ena_aq_status_to_errno(resp->hdr.status);
 	if (rc) {
 		WRITE_ONCE(aq->errors, aq->errors + 1);
-		dev_dbg(&a->pdev->dev, "%s: status %u\n", what,
-			resp->hdr.status);
+		if (rc == -EOPNOTSUPP)
+			dev_dbg(&a->pdev->dev, "%s: unsupported\n", what);
+		else
+			dev_warn(&a->pdev->dev, "%s: status %u\n", what,
+				 resp->hdr.status);
 	}
 out:
 	mutex_unlock(&aq->lock);

@@ -149,7 +149,7 @@ int ena_rss_push(struct ena_adapter *a)
 
 	if (a->hash_func) {
 		memset(&cmd, 0, sizeof(cmd));
-		cmd.feature.u.hash_func.selected = cpu_to_le32(a->hash_func);
+		cmd.feature.u.hash_func.selected = cpu_to_le32(BIT(a->hash_func));
 		cmd.feature.u.hash_func.init_val = cpu_to_le32(ENA_HASH_INIT_VAL);
 		rc = ena_set_feature(a, &cmd, ENA_FEAT_RSS_HASH_FUNC,
 				     a->hash_key_dma, sizeof(*a->hash_key));
