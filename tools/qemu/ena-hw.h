@@ -164,7 +164,7 @@ enum {
 
 /* CREATE_SQ command */
 #define ENAHW_CSQ_IDENTITY          4       /* bits 7:5 direction */
-#define ENAHW_CSQ_CAPS2             6       /* 3:0 placement, 6:4 compl. policy */
+#define ENAHW_CSQ_CAPS2             6       /* 3:0 placement, 6:4 policy */
 #define ENAHW_CSQ_CAPS3             7       /* bit0 physically contiguous */
 #define ENAHW_CSQ_CQ_IDX            8       /* u16 */
 #define ENAHW_CSQ_DEPTH             10      /* u16 */

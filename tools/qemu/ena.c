@@ -330,7 +330,7 @@ static bool ena_aenq_post(EnaState *s, uint16_t group, uint16_t syndrome,
     pci_dma_write(PCI_DEVICE(s), addr + ENAHW_AE_FLAGS + 1,
                   ev + ENAHW_AE_FLAGS + 1,
                   sizeof(ev) - ENAHW_AE_FLAGS - 1);
-    smp_wmb();
+    smp_wmb();  /* the event body must land before its phase bit */
     ev[ENAHW_AE_FLAGS] = ena_phase(s->aenq_tail, depth);
     pci_dma_write(PCI_DEVICE(s), addr + ENAHW_AE_FLAGS,
                   ev + ENAHW_AE_FLAGS, 1);
@@ -509,7 +509,7 @@ static void ena_acq_post(EnaState *s, uint8_t *cqe)
            ENAHW_ADMIN_ENTRY_SIZE;
     pci_dma_write(PCI_DEVICE(s), addr + 4, cqe + 4,
                   ENAHW_ADMIN_ENTRY_SIZE - 4);
-    smp_wmb();
+    smp_wmb();  /* the response must land before the phase bit */
     pci_dma_write(PCI_DEVICE(s), addr, cqe, 4);
     s->acq_tail++;
     trace_ena_admin_done(lduw_le_p(cqe + ENAHW_CQE_CMD_ID),
@@ -591,7 +591,9 @@ static void ena_admin_complete(EnaState *s, uint8_t *cqe)
 
 static bool ena_ctrl_buf(const uint8_t *sqe, uint64_t *addr, uint32_t *len)
 {
-    if (!(sqe[ENAHW_SQE_FLAGS] & (ENAHW_SQE_F_CTRL | ENAHW_SQE_F_CTRL_INDIRECT))) {
+    uint8_t flags = sqe[ENAHW_SQE_FLAGS];
+
+    if (!(flags & (ENAHW_SQE_F_CTRL | ENAHW_SQE_F_CTRL_INDIRECT))) {
         return false;
     }
     *len = ldl_le_p(sqe + ENAHW_SQE_CTRL_LEN);
@@ -749,7 +751,8 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         return ENAHW_ST_OK;
 
     case ENAHW_F_RSS_FUNC:
-        stl_le_p(r + 0, BIT(ENAHW_RSS_FUNC_TOEPLITZ) | BIT(ENAHW_RSS_FUNC_CRC32));
+        stl_le_p(r + 0, BIT(ENAHW_RSS_FUNC_TOEPLITZ) |
+                 BIT(ENAHW_RSS_FUNC_CRC32));
         stl_le_p(r + 4, BIT(s->rss_func));
         stl_le_p(r + 8, s->rss_init);
         if (has_cb) {
@@ -850,7 +853,8 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
 
     case ENAHW_F_RSS_FUNC:
         v = ldl_le_p(d + 4) & 0xff;
-        if (v != BIT(ENAHW_RSS_FUNC_TOEPLITZ) && v != BIT(ENAHW_RSS_FUNC_CRC32)) {
+        if (v != BIT(ENAHW_RSS_FUNC_TOEPLITZ) &&
+            v != BIT(ENAHW_RSS_FUNC_CRC32)) {
             qemu_log_mask(LOG_GUEST_ERROR, "ena: bad RSS function 0x%x\n", v);
             return ENAHW_ST_ILLEGAL;
         }
@@ -872,7 +876,8 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
             uint8_t hb[ENAHW_RSS_INPUT_BUF_BYTES];
 
             if (cb_len < 8 * ENAHW_RSS_PROTOS ||
-                pci_dma_read(pd, cb_addr, hb, 8 * ENAHW_RSS_PROTOS) != MEMTX_OK) {
+                pci_dma_read(pd, cb_addr, hb,
+                             8 * ENAHW_RSS_PROTOS) != MEMTX_OK) {
                 return ENAHW_ST_MALFORMED;
             }
             for (i = 0; i < ENAHW_RSS_PROTOS; i++) {
@@ -985,23 +990,26 @@ static uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     EnaSq *sq;
 
     if (dir != ENAHW_DIR_TX && dir != ENAHW_DIR_RX) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad direction %u\n", dir);
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad direction %u\n",
+                      dir);
         return ENAHW_ST_ILLEGAL;
     }
     if (place != ENAHW_PLACE_HOST &&
         !(place == ENAHW_PLACE_DEV && dir == ENAHW_DIR_TX && s->llq_enabled)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad placement %u\n", place);
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad placement %u\n",
+                      place);
         return ENAHW_ST_ILLEGAL;
     }
-    max_depth = place == ENAHW_PLACE_DEV ? ena_llq_max_depth(s) : ena_max_depth(s);
+    max_depth = place == ENAHW_PLACE_DEV ? ena_llq_max_depth(s)
+                                         : ena_max_depth(s);
     if (!ena_pow2_depth(depth, max_depth) ||
         (place == ENAHW_PLACE_HOST && !base)) {
         qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad depth %u / base\n",
                       depth);
         return ENAHW_ST_ILLEGAL;
     }
-    if (cq_idx >= ena_nsq(s) || !s->cqs[cq_idx].live || s->cqs[cq_idx].sq >= 0 ||
-        s->cqs[cq_idx].depth < depth) {
+    if (cq_idx >= ena_nsq(s) || !s->cqs[cq_idx].live ||
+        s->cqs[cq_idx].sq >= 0 || s->cqs[cq_idx].depth < depth) {
         qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad cq %u\n", cq_idx);
         return ENAHW_ST_ILLEGAL;
     }
@@ -1179,7 +1187,8 @@ static void ena_aq_doorbell(EnaState *s, uint32_t val)
     depth = ena_aq_depth(s);
     pending = (uint16_t)(val - (uint16_t)s->aq_head);
     if (pending > depth) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: AQ doorbell %u beyond depth\n", val);
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: AQ doorbell %u beyond depth\n",
+                      val);
         return;
     }
     while (pending--) {
@@ -1344,7 +1353,7 @@ static bool ena_tx_post(EnaState *s, EnaSq *sq, uint16_t req_id)
     stw_le_p(c + ENAHW_TXC_SQ_HEAD, (uint16_t)sq->head);
     pci_dma_write(PCI_DEVICE(s), addr, c, 2);
     pci_dma_write(PCI_DEVICE(s), addr + 4, c + 4, 4);
-    smp_wmb();
+    smp_wmb();  /* req_id must land before the phase bit */
     c[ENAHW_TXC_FLAGS] = ena_phase(cq->tail, cq->depth);
     pci_dma_write(PCI_DEVICE(s), addr + 2, c + 2, 2);
     cq->tail++;
@@ -1755,7 +1764,7 @@ static ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
         caddr = cq->base + (uint64_t)(cq->tail & (cq->depth - 1)) *
                 cq->entry_size;
         pci_dma_write(pd, caddr + 4, c + 4, ENAHW_RXC_SIZE - 4);
-        smp_wmb();
+        smp_wmb();  /* length/req_id before the status word's phase */
         stl_le_p(c + ENAHW_RXC_STATUS, status);
         pci_dma_write(pd, caddr, c, 4);
         cq->tail++;
@@ -1912,7 +1921,7 @@ static void ena_readless(EnaState *s, uint32_t val)
     stl_le_p(resp + 4, (off & 3) ? 0 : ena_reg_read(s, off));
     /* value first, then the request id the driver spins on */
     pci_dma_write(PCI_DEVICE(s), s->mmio_resp_addr + 2, resp + 2, 6);
-    smp_wmb();
+    smp_wmb();  /* the driver spins on req_id: publish it last */
     pci_dma_write(PCI_DEVICE(s), s->mmio_resp_addr, resp, 2);
 }
 
