@@ -110,6 +110,8 @@ for pair in "6.1:$k61:" "6.12:$k612:-t bookworm-backports"; do
 			rm -rf "$hdir"
 			fetch_extract "$hdir" "$tgt" "linux-headers-$hrel" "linux-headers-$base-common" "$kbuild"
 			[ -f "$hdir/usr/src/linux-headers-$hrel/Makefile" ] || { echo "setup: headers for $hrel incomplete" >&2; exit 1; }
+			# the flavour's Makefile includes the common one by absolute path
+			sed -i "s|^include /usr/src/|include $hdir/usr/src/|" "$hdir/usr/src/linux-headers-$hrel/Makefile"
 			touch "$hdir/.done"
 		fi
 	done
