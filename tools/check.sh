@@ -16,11 +16,11 @@ files=$(ls $drv/*.[ch] include/*.h 2>/dev/null)
 for rel in "$@"; do
 	kdir=${KDIR:-$ENA_CACHE/headers/$rel/usr/src/linux-headers-$rel}
 	out=$(make -s -C "$kdir" M="$top/build/$rel/src" W=1 C=2 modules 2>&1 |
-		grep -E "(^|/)($drv|include)/" | grep -vE '^\s*(CC|LD|MODPOST|CHECK)')
+		grep -E "(^|/)($drv|include)/" | grep -vE '^\s*(CC|LD|MODPOST|CHECK)|^Skipping BTF')
 	if [ -n "$out" ]; then echo "$out"; echo "check: sparse reports ($rel)"; rc=1; else echo "check: sparse clean ($rel)"; fi
 done
 
-n=0
+n=0 crc=0
 for cocci in $(find "$lt/scripts/coccinelle" -name '*.cocci' | sort); do
 	# only scripts with a report mode; skip the ones that need the whole tree
 	grep -q 'virtual report' "$cocci" || continue
@@ -28,9 +28,9 @@ for cocci in $(find "$lt/scripts/coccinelle" -name '*.cocci' | sort); do
 	res=$(timeout 120 spatch --very-quiet -D report --no-show-diff --sp-file "$cocci" \
 		--dir $drv -I include --include-headers 2>/dev/null | grep -v '^$')
 	n=$((n + 1))
-	[ -n "$res" ] && { echo "$res"; rc=1; }
+	[ -n "$res" ] && { echo "$res"; crc=1; rc=1; }
 done
-[ $rc = 0 ] && echo "check: coccinelle clean ($n semantic patches)"
+if [ $crc = 0 ]; then echo "check: coccinelle clean ($n semantic patches)"; else echo "check: coccinelle reports"; fi
 
 cp_out=$(perl "$lt/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files 2>&1 | grep -vE '^total: 0 errors, 0 warnings, 0 checks')
