@@ -64,8 +64,8 @@ enum ena_flag {
 	ENA_F_REMOVING,
 };
 
-/**
- * struct ena_queue_stats - counters of one queue index
+/*
+ * Counters of one queue index.
  *
  * These live as long as the adapter (allocated at probe, a few hundred bytes
  * per queue) so they survive the queue's memory being freed on stop.
@@ -176,8 +176,8 @@ enum ena_qp_state {
 	ENA_QP_STARTED,
 };
 
-/**
- * struct ena_qp - one IO queue pair: a TX ring, an RX ring, one NAPI, one
+/*
+ * One IO queue pair: a TX ring, an RX ring, one NAPI, one
  * MSI-X vector.  Embedded in adapter->qps[] from probe on; ring memory is
  * attached by ena_qp_alloc() and dropped by ena_qp_free().
  */

@@ -9,8 +9,8 @@
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
+#include <linux/kernel.h>
 #include <linux/utsname.h>
-#include <linux/version.h>
 
 #include "ena.h"
 
@@ -25,6 +25,16 @@
 /* lowest controller version a driver may talk to: 0.0.1 */
 #define ENA_MIN_CTRL_VERSION		1
 
+/* the running kernel's version as (major << 16 | minor << 8 | patch) */
+static u32 ena_kernel_code(void)
+{
+	unsigned int maj = 0, min = 0, sub = 0;
+
+	if (sscanf(init_utsname()->release, "%u.%u.%u", &maj, &min, &sub) < 2)
+		return 0;
+	return (maj << 16) | (min << 8) | min_t(unsigned int, sub, 255);
+}
+
 static void ena_fill_host_info(struct ena_adapter *a)
 {
 	struct ena_host_info *hi = a->host_info;
@@ -32,7 +42,7 @@ static void ena_fill_host_info(struct ena_adapter *a)
 
 	memset(hi, 0, sizeof(*hi));
 	hi->os_type = cpu_to_le32(ENA_OS_LINUX);
-	hi->kernel_ver = cpu_to_le32(LINUX_VERSION_CODE);
+	hi->kernel_ver = cpu_to_le32(ena_kernel_code());
 	strscpy(hi->kernel_ver_str, utsname()->version,
 		sizeof(hi->kernel_ver_str));
 	strscpy(hi->os_dist_str, utsname()->release, sizeof(hi->os_dist_str));

@@ -132,7 +132,10 @@ static int ena_get_sset_count(struct net_device *nd, int sset)
 
 static void ena_emit_string(void *ctx, const char *name, u64 val)
 {
-	ethtool_sprintf(ctx, "%s", name);
+	u8 **p = ctx;
+
+	strscpy(*p, name, ETH_GSTRING_LEN);
+	*p += ETH_GSTRING_LEN;
 }
 
 static void ena_get_strings(struct net_device *nd, u32 sset, u8 *data)

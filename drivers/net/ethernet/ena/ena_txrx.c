@@ -385,6 +385,7 @@ static bool ena_clean_tx(struct ena_qp *qp, int budget)
 	if (!pkts)
 		return ok;
 
+	/* slots are free only once the buffers above are released */
 	smp_store_release(&tx->sq_head, tx->sq_head + slots);
 	ena_cq_head_db(tx->cq_db, tx->cq_head, tx->depth);
 	netdev_tx_completed_queue(tx->ndq, pkts, bytes);
@@ -472,13 +473,11 @@ static void ena_rx_csum_hash(struct ena_adapter *a, struct sk_buff *skb,
 	skb_checksum_none_assert(skb);
 	if ((a->netdev->features & NETIF_F_RXCSUM) &&
 	    (l4 == ENA_L4_TCP || l4 == ENA_L4_UDP) &&
-	    !(status & ENA_RXC_IPV4_FRAG)) {
-		if (status & (ENA_RXC_L4_CSUM_ERR | ENA_RXC_L3_CSUM_ERR)) {
-			/* let the stack decide: count only */
-		} else if (status & ENA_RXC_L4_CSUM_CHECKED) {
-			skb->ip_summed = CHECKSUM_UNNECESSARY;
-		}
-	}
+	    !(status & ENA_RXC_IPV4_FRAG) &&
+	    !(status & (ENA_RXC_L4_CSUM_ERR | ENA_RXC_L3_CSUM_ERR)) &&
+	    (status & ENA_RXC_L4_CSUM_CHECKED))
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	/* on a checksum error the stack verifies again; we only count it */
 	if (a->netdev->features & NETIF_F_RXHASH) {
 		enum pkt_hash_types t = PKT_HASH_TYPE_NONE;
 
