@@ -279,6 +279,7 @@ enum {
 /* LLQ configuration values (bit masks in the LLQ feature) */
 #define ENAHW_LLQ_HDR_INLINE        1
 #define ENAHW_LLQ_ENTRY_128         1
+#define ENAHW_LLQ_ENTRY_256         4
 #define ENAHW_LLQ_ENTRY_BYTES       128
 #define ENAHW_LLQ_DESCS_BEFORE_HDR  2
 #define ENAHW_LLQ_STRIDE_MULTI      2

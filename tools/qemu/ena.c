@@ -75,6 +75,7 @@ typedef struct EnaSq {
     uint32_t head;          /* free-running count of consumed entries */
     uint32_t tail;          /* free-running tail from the doorbell */
     uint8_t *llq;           /* LLQ entries written through BAR2 */
+    uint32_t llq_entry;     /* LLQ entry size in bytes */
     uint32_t meta_w0;       /* cached TX meta descriptor */
     uint32_t meta_w2;
     bool meta_valid;
@@ -166,6 +167,7 @@ struct EnaState {
     bool link_event_pending;
     uint32_t mtu;
     bool llq_configured;
+    uint32_t llq_entry;     /* entry size chosen with SET LLQ */
     uint64_t host_info_addr;
     uint8_t rss_func;
     uint32_t rss_init;
@@ -432,6 +434,7 @@ static void ena_soft_reset(EnaState *s)
     s->link_event_pending = false;
     s->mtu = 1500;
     s->llq_configured = false;
+    s->llq_entry = ENAHW_LLQ_ENTRY_BYTES;
     s->host_info_addr = 0;
     s->rss_func = ENAHW_RSS_FUNC_TOEPLITZ;
     s->rss_init = 0xffffffff;
@@ -713,8 +716,9 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         stl_le_p(r + 4, ena_llq_max_depth(s));
         stw_le_p(r + 8, ENAHW_LLQ_HDR_INLINE);
         stw_le_p(r + 10, ENAHW_LLQ_HDR_INLINE);
-        stw_le_p(r + 12, ENAHW_LLQ_ENTRY_128);
-        stw_le_p(r + 14, ENAHW_LLQ_ENTRY_128);
+        stw_le_p(r + 12, ENAHW_LLQ_ENTRY_128 | ENAHW_LLQ_ENTRY_256);
+        stw_le_p(r + 14, s->llq_entry == 256 ? ENAHW_LLQ_ENTRY_256
+                                             : ENAHW_LLQ_ENTRY_128);
         stw_le_p(r + 16, ENAHW_LLQ_DESCS_BEFORE_HDR);
         stw_le_p(r + 18, ENAHW_LLQ_DESCS_BEFORE_HDR);
         stw_le_p(r + 20, ENAHW_LLQ_STRIDE_MULTI);
@@ -832,13 +836,15 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         return ENAHW_ST_OK;
 
     case ENAHW_F_LLQ:
+        v = lduw_le_p(d + 14);
         if (lduw_le_p(d + 10) != ENAHW_LLQ_HDR_INLINE ||
-            lduw_le_p(d + 14) != ENAHW_LLQ_ENTRY_128 ||
+            (v != ENAHW_LLQ_ENTRY_128 && v != ENAHW_LLQ_ENTRY_256) ||
             lduw_le_p(d + 18) != ENAHW_LLQ_DESCS_BEFORE_HDR ||
             lduw_le_p(d + 22) != ENAHW_LLQ_STRIDE_MULTI) {
             qemu_log_mask(LOG_GUEST_ERROR, "ena: unsupported LLQ config\n");
             return ENAHW_ST_ILLEGAL;
         }
+        s->llq_entry = v == ENAHW_LLQ_ENTRY_256 ? 256 : 128;
         s->llq_configured = true;
         return ENAHW_ST_OK;
 
@@ -1000,8 +1006,10 @@ static uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
                       place);
         return ENAHW_ST_ILLEGAL;
     }
-    max_depth = place == ENAHW_PLACE_DEV ? ena_llq_max_depth(s)
-                                         : ena_max_depth(s);
+    /* a queue's LLQ window holds llq_slot_depth 128-byte entries */
+    max_depth = place == ENAHW_PLACE_DEV ?
+                ena_llq_max_depth(s) * ENAHW_LLQ_ENTRY_BYTES / s->llq_entry :
+                ena_max_depth(s);
     if (!ena_pow2_depth(depth, max_depth) ||
         (place == ENAHW_PLACE_HOST && !base)) {
         qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad depth %u / base\n",
@@ -1037,7 +1045,8 @@ static uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     sq->depth = depth;
     sq->base = base;
     if (place == ENAHW_PLACE_DEV) {
-        sq->llq = g_malloc0((size_t)depth * ENAHW_LLQ_ENTRY_BYTES);
+        sq->llq_entry = s->llq_entry;
+        sq->llq = g_malloc0((size_t)depth * sq->llq_entry);
     }
     s->cqs[cq_idx].sq = i;
     s->st.queues_created++;
@@ -1395,7 +1404,7 @@ static void ena_tx_host(EnaState *s, EnaSq *sq, uint32_t qidx)
     while (sq->tail != sq->head) {
         EnaTxPkt p = { 0 };
         uint32_t pos = sq->head;
-        bool done = false;
+        bool done = false, resync = false;
 
         while (pos != sq->tail) {
             uint64_t addr = sq->base + (uint64_t)(pos & (sq->depth - 1)) * 16;
@@ -1408,11 +1417,19 @@ static void ena_tx_host(EnaState *s, EnaSq *sq, uint32_t qidx)
                 sq->head = sq->tail;
                 goto out;
             }
+            if (p.ndesc && (ldl_le_p(desc) & ENAHW_TXD_FIRST)) {
+                resync = true;      /* unterminated packet before this one */
+                break;
+            }
             pos++;
             if (ena_tx_desc(s, sq, desc, &p) || p.ndesc >= ENA_PKT_DESCS_MAX) {
                 done = true;
                 break;
             }
+        }
+        if (resync) {
+            sq->head = pos;
+            continue;
         }
         if (!done) {
             break;      /* packet not complete yet: wait for more */
@@ -1437,9 +1454,9 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
         EnaTxPkt p = { 0 };
         uint32_t e = sq->head, slot = 0, limit = ENAHW_LLQ_DESCS_BEFORE_HDR;
         uint8_t *entry = sq->llq + (size_t)(e & (sq->depth - 1)) *
-                         ENAHW_LLQ_ENTRY_BYTES;
+                         sq->llq_entry;
         uint8_t *first = entry;
-        bool done = false;
+        bool done = false, resync = false;
         size_t hdr;
 
         for (;;) {
@@ -1451,9 +1468,9 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
                     break;
                 }
                 entry = sq->llq + (size_t)(e & (sq->depth - 1)) *
-                        ENAHW_LLQ_ENTRY_BYTES;
+                        sq->llq_entry;
                 slot = 0;
-                limit = ENAHW_LLQ_ENTRY_BYTES / 16;
+                limit = sq->llq_entry / 16;
             }
             desc = entry + slot * 16;
             slot++;
@@ -1464,11 +1481,22 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
                 sq->head = sq->tail;
                 goto out;
             }
+            if (p.ndesc && (ldl_le_p(desc) & ENAHW_TXD_FIRST)) {
+                if (slot != 1 || e == sq->head) {
+                    qemu_log_mask(LOG_GUEST_ERROR,
+                                  "ena: LLQ sq %u entry %u misplaced first "
+                                  "descriptor\n", qidx, e);
+                    sq->head = sq->tail;
+                    goto out;
+                }
+                /* an unterminated packet: restart at the new one */
+                resync = true;
+                break;
+            }
             /* the inline header goes in front of the first buffer's data */
             if (!p.started && !(ldl_le_p(desc) & ENAHW_TXD_META)) {
                 hdr = MIN(ldl_le_p(desc + 12) >> ENAHW_TXD_HDR_LEN_SHIFT,
-                          ENAHW_LLQ_ENTRY_BYTES -
-                          ENAHW_LLQ_DESCS_BEFORE_HDR * 16);
+                          sq->llq_entry - ENAHW_LLQ_DESCS_BEFORE_HDR * 16);
                 memcpy(s->tx_frame, first + ENAHW_LLQ_DESCS_BEFORE_HDR * 16,
                        hdr);
                 p.len = hdr;
@@ -1477,6 +1505,10 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
                 done = true;
                 break;
             }
+        }
+        if (resync) {
+            sq->head = e;
+            continue;
         }
         if (!done) {
             break;
@@ -2063,7 +2095,7 @@ static EnaSq *ena_llq_locate(EnaState *s, hwaddr addr, unsigned size,
         return NULL;
     }
     *off = addr % slot_bytes;
-    if (*off + size > (size_t)sq->depth * ENAHW_LLQ_ENTRY_BYTES) {
+    if (*off + size > (size_t)sq->depth * sq->llq_entry) {
         return NULL;
     }
     return sq;
@@ -2380,7 +2412,6 @@ static void ena_realize(PCIDevice *pd, Error **errp)
     pci_config_set_device_id(cfg, s->device_id);
     pci_set_word(cfg + PCI_SUBSYSTEM_VENDOR_ID, ENAHW_VENDOR_AMAZON);
     pci_set_word(cfg + PCI_SUBSYSTEM_ID, s->device_id);
-    cfg[PCI_INTERRUPT_PIN] = 1;
 
     memory_region_init_io(&s->mmio, OBJECT(s), &ena_mmio_ops, s, "ena-regs",
                           ENAHW_REGS_SIZE);

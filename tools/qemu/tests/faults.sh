@@ -1,0 +1,71 @@
+#!/bin/bash
+Q=${ENA_TOP:-/work/main}/tools/testing/vm/qmp
+fail=0
+chk() { if "$@"; then echo "ok: $*"; else echo "FAIL: $*"; fail=1; fi; }
+probe_ms() {
+	local t0 t1
+	t0=$(date +%s%N); modprobe ena; t1=$(date +%s%N)
+	echo $(( (t1-t0)/1000000 ))
+}
+echo "=== admin latency vs probe time"
+for lat in 0 1000 5000 0; do
+	$Q qom-set ena0 admin-latency-us $lat; $Q qom-set ena1 admin-latency-us $lat
+	$Q qom-set ena0 stat-reset true
+	ms=$(probe_ms)
+	echo "admin-latency-us=$lat modprobe_ms=$ms admin_cmds(ena0)=$($Q qom-get ena0 stat-admin-cmds) react_median_ns=$($Q qom-get ena0 stat-react-median-ns)"
+	rmmod ena
+done
+modprobe ena; sleep 1
+ip netns add ns1
+ip link set eth1 netns ns1
+ip addr add 10.0.0.1/24 dev eth0; ip link set eth0 up
+ip netns exec ns1 ip addr add 10.0.0.2/24 dev eth1
+ip netns exec ns1 ip link set eth1 up
+sleep 2
+chk ping -q -c 2 -W 3 10.0.0.2
+echo "=== keepalive-ms=0"
+dmesg -C
+r0=$($Q qom-get ena0 stat-resets)
+$Q qom-set ena0 keepalive-ms 0
+sleep 9
+$Q qom-set ena0 keepalive-ms 1000
+sleep 4
+r1=$($Q qom-get ena0 stat-resets)
+echo "resets $r0 -> $r1"; chk test "$r1" -gt "$r0"
+dmesg | grep -iE 'ena|keep' | tail -15
+chk ping -q -c 2 -W 3 10.0.0.2
+echo "=== fault-drop-next=1"
+dmesg -C
+r0=$($Q qom-get ena0 stat-resets)
+$Q qom-set ena0 fault-drop-next 1
+ethtool eth0 > /dev/null 2>&1; echo "ethtool rc $?"
+sleep 6
+r1=$($Q qom-get ena0 stat-resets)
+echo "resets $r0 -> $r1"; chk test "$r1" -gt "$r0"
+dmesg | grep -iE 'ena' | tail -15
+chk ping -q -c 2 -W 3 10.0.0.2
+echo "=== fault-status-feature=27 (link config)"
+$Q qom-set ena0 fault-status-feature 27
+ethtool eth0 2>&1 | head -3
+$Q qom-set ena0 fault-status-feature -1
+chk ping -q -c 2 -W 3 10.0.0.2
+echo "=== fault-fatal"
+dmesg -C
+$Q qom-set ena0 fault-fatal true; sleep 4; $Q qom-set ena0 fault-fatal false; sleep 4
+dmesg | grep -iE 'ena' | tail -8
+chk ping -q -c 2 -W 3 10.0.0.2
+echo "=== fault-tx-bad-reqid=1"
+dmesg -C
+$Q qom-set ena0 fault-tx-bad-reqid 1
+ping -q -c 2 -W 3 10.0.0.2 >/dev/null; sleep 5
+dmesg | grep -iE 'ena' | tail -6
+chk ping -q -c 2 -W 3 10.0.0.2
+echo "=== fault-rx-bad-reqid=1"
+dmesg -C
+$Q qom-set ena0 fault-rx-bad-reqid 1
+ping -q -c 2 -W 3 10.0.0.2 >/dev/null; sleep 5
+dmesg | grep -iE 'ena' | tail -6
+chk ping -q -c 2 -W 3 10.0.0.2
+ip netns exec ns1 ip link set eth1 netns 1
+chk rmmod ena
+echo "FAILURES: $fail"
