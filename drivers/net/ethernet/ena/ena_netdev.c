@@ -116,7 +116,17 @@ void ena_down(struct ena_adapter *a)
 	ASSERT_RTNL();
 	if (!test_and_clear_bit(ENA_F_QUEUES_UP, &a->flags))
 		return;
-	netif_tx_disable(a->netdev);
+	/*
+	 * Each queue stops its own netdev TX queue; netif_tx_disable() would
+	 * also stop the unused ones, which the TX watchdog then reports.
+	 */
+	/*
+	 * A device awaiting reset gets no DESTROY commands, so it could still
+	 * DMA into the rings: reset it before their memory goes back.
+	 */
+	if (test_bit(ENA_F_DEV_DEAD, &a->flags) &&
+	    ena_dev_reset(a, a->reset_reason))
+		dev_err(&a->pdev->dev, "device did not reset before teardown\n");
 	ena_queues_close(a, 0, a->num_queues);
 }
 
@@ -158,7 +168,7 @@ static int ena_close(struct net_device *nd)
 int ena_set_channels_live(struct ena_adapter *a, u32 n)
 {
 	struct net_device *nd = a->netdev;
-	u32 old = a->num_queues;
+	u32 old = a->num_queues, q;
 	int rc;
 
 	ASSERT_RTNL();
@@ -169,6 +179,8 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 	}
 	if (n == old)
 		return 0;
+	if (test_bit(ENA_F_DEV_DEAD, &a->flags))
+		return -EBUSY;	/* the reset work owns the queues now */
 
 	if (n > old) {
 		rc = ena_queues_open(a, old, n);
@@ -199,6 +211,9 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 		netif_set_real_num_tx_queues(nd, n);
 		netif_set_real_num_rx_queues(nd, n);
 		ena_queues_close(a, n, old);
+		/* unused TX queues must not look stalled to the TX watchdog */
+		for (q = n; q < old; q++)
+			netif_tx_start_queue(netdev_get_tx_queue(nd, q));
 	}
 	a->num_queues = n;
 	return 0;
@@ -257,6 +272,10 @@ int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 		a->tx_ring_size = tx;
 		a->rx_ring_size = rx;
 		return 0;
+	}
+	if (test_bit(ENA_F_DEV_DEAD, &a->flags)) {
+		NL_SET_ERR_MSG_MOD(extack, "device reset in progress");
+		return -EBUSY;
 	}
 	for (q = 0; q < a->num_queues; q++) {
 		struct ena_qp *qp = &a->qps[q];

@@ -9,6 +9,8 @@
 
 #include "ena.h"
 
+/* bring-up attempts per reset work run before leaving it to the watchdog */
+#define ENA_RESET_TRIES		3
 /* hint value meaning "no keep-alive checking" */
 #define ENA_HINT_NO_TIMEOUT	0xffff
 
@@ -75,7 +77,7 @@ static void ena_reset_work(struct work_struct *w)
 					     reset_work);
 	int irq = pci_irq_vector(a->pdev, ENA_MGMT_VECTOR);
 	ktime_t t0 = ktime_get();
-	int rc;
+	int rc, try;
 
 	rtnl_lock();
 	if (!test_bit(ENA_F_RESET_PENDING, &a->flags) ||
@@ -87,7 +89,11 @@ static void ena_reset_work(struct work_struct *w)
 	netif_carrier_off(a->netdev);
 
 	disable_irq(irq);
-	rc = ena_device_init(a, a->reset_reason);
+	for (try = 0; try < ENA_RESET_TRIES; try++) {
+		rc = ena_device_init(a, a->reset_reason);
+		if (!rc)
+			break;
+	}
 	ena_reg_write(a, ENA_REG_INTR_MASK, 0);
 	ena_aenq_enable(a);
 	enable_irq(irq);
@@ -110,8 +116,8 @@ static void ena_reset_work(struct work_struct *w)
 			dev_err(&a->pdev->dev,
 				"interface not restored after reset: %d\n", rc);
 	}
-	dev_info(&a->pdev->dev, "device reset done in %lld us\n",
-		 ktime_us_delta(ktime_get(), t0));
+	dev_info(&a->pdev->dev, "device reset done in %lld us (%d attempts)\n",
+		 ktime_us_delta(ktime_get(), t0), try + 1);
 out:
 	rtnl_unlock();
 }
