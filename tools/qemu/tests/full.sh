@@ -32,7 +32,7 @@ sha256sum /tmp/src.bin | cut -c1-64 > /tmp/src.sum
 ip netns exec ns1 socat -u TCP-LISTEN:5000,reuseaddr OPEN:/tmp/dst.bin,creat,trunc &
 sleep 1
 ts=$(date +%s%N)
-socat -u OPEN:/tmp/src.bin TCP:10.0.0.2:5000
+socat -u OPEN:/tmp/src.bin TCP:10.0.0.2:5000,retry=20,interval=0.5
 wait
 te=$(date +%s%N); echo "transfer $(( (te-ts)/1000000 )) ms"
 sha256sum /tmp/dst.bin | cut -c1-64 > /tmp/dst.sum
