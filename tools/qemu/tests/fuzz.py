@@ -106,7 +106,9 @@ for it in range(N):
         p = random.randrange(4, PAGES)
         buf[p * 4096:(p + 1) * 4096] = random.randbytes(4096) if random.random() < 0.3 else buf[p * 4096:(p + 1) * 4096]
         # keep buffer addresses in descriptors harmless for RX-like writes: none (no RX traffic here)
-        w32(random.choice([0x1000, 0x2000, 0x2800, 0x3000]) + 4 * random.randrange(256), random.randrange(1 << 32))
+        w32(random.choice([0x1000, 0x1000, 0x2000, 0x2800, 0x3000]) +
+            4 * random.choice([random.randrange(256), random.randrange(20)]),
+            random.choice([random.randrange(1 << 32), random.randrange(64)]))
     elif r < 0.85 and bar2 is not None:
         o = random.randrange(len(bar2) - 8) & ~7
         bar2[o:o + 8] = random.randbytes(8)
