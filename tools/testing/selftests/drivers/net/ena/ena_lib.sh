@@ -24,9 +24,13 @@ ktap_fail() { KTAP_N=$((KTAP_N + 1)); KTAP_FAIL=$((KTAP_FAIL + 1)); echo "not ok
 ktap_skip() { KTAP_N=$((KTAP_N + 1)); KTAP_SKIP=$((KTAP_SKIP + 1)); echo "ok $KTAP_N $1 # SKIP ${*:2}"; }
 ktap_xfail() { KTAP_N=$((KTAP_N + 1)); KTAP_XFAIL=$((KTAP_XFAIL + 1)); echo "ok $KTAP_N $1 # XFAIL ${*:2}"; }
 # ktap_check NAME CMD...: one test case from a command's exit status
+# (its output becomes KTAP diagnostic lines)
 ktap_check() {
-	local name=$1; shift
-	if "$@"; then ktap_pass "$name"; else ktap_fail "$name"; fi
+	local name=$1 rc; shift
+	{ "$@"; } > >(sed -u 's/^/# /') 2>&1
+	rc=$?
+	wait
+	if [ $rc = 0 ]; then ktap_pass "$name"; else ktap_fail "$name"; fi
 }
 ktap_finish() {
 	echo "# Totals: pass:$KTAP_PASS fail:$KTAP_FAIL xfail:$KTAP_XFAIL xpass:0 skip:$KTAP_SKIP error:0"

@@ -15,7 +15,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ktap_header 16
+ktap_header 15
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 ktap_check "load $ENA_DRIVER driver" ena_load
