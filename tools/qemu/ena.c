@@ -28,6 +28,7 @@
 #include "hw/pci/pci.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/msix.h"
+#include "hw/pci/pcie.h"
 #include "hw/qdev-properties.h"
 #include "hw/resettable.h"
 #include "migration/vmstate.h"
@@ -2431,11 +2432,18 @@ static void ena_realize(PCIDevice *pd, Error **errp)
                          PCI_BASE_ADDRESS_MEM_TYPE_64, &s->llq_mr);
     }
 
+    /* a PCIe endpoint with function level reset, like the real thing */
+    if (pcie_endpoint_cap_init(pd, 0xa0) < 0) {
+        error_setg(errp, "ena: cannot add the PCIe capability");
+        return;
+    }
     s->nr_vectors = 1 + s->max_queues;
     ret = msix_init_exclusive_bar(pd, s->nr_vectors, ENAHW_BAR_MSIX, errp);
     if (ret) {
+        pcie_cap_exit(pd);
         return;
     }
+    pcie_cap_flr_init(pd);
     for (i = 0; i < s->nr_vectors; i++) {
         msix_vector_use(pd, i);
     }
@@ -2473,6 +2481,7 @@ static void ena_exit(PCIDevice *pd)
     qemu_del_nic(s->nic);
     msix_unuse_all_vectors(pd);
     msix_uninit_exclusive_bar(pd);
+    pcie_cap_exit(pd);
     g_free(s->cqs);
     g_free(s->sqs);
     g_free(s->vec_masked);
@@ -2480,6 +2489,13 @@ static void ena_exit(PCIDevice *pd)
     g_free(s->tx_frame);
     s->cqs = NULL;
     s->sqs = NULL;
+}
+
+static void ena_write_config(PCIDevice *pd, uint32_t addr, uint32_t val,
+                             int len)
+{
+    pci_default_write_config(pd, addr, val, len);
+    pcie_cap_flr_write_config(pd, addr, val, len);
 }
 
 static void ena_reset_hold(Object *obj, ResetType type)
@@ -2547,6 +2563,7 @@ static void ena_class_init(ObjectClass *klass, void *data)
 
     k->realize = ena_realize;
     k->exit = ena_exit;
+    k->config_write = ena_write_config;
     k->vendor_id = ENAHW_VENDOR_AMAZON;
     k->device_id = ENAHW_DEVICE_PF;
     k->revision = 0;
@@ -2566,7 +2583,7 @@ static const TypeInfo ena_info = {
     .instance_init = ena_instance_init,
     .class_init = ena_class_init,
     .interfaces = (InterfaceInfo[]) {
-        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { INTERFACE_PCIE_DEVICE },
         { }
     },
 };
