@@ -113,14 +113,16 @@ struct EnaState {
     MemoryRegion llq_mr;
 
     /* realize-time configuration */
-    uint32_t max_queues;
-    bool llq_enabled;
+    uint32_t qcap;          /* queue pairs the device was built for */
+    bool has_llq_bar;
     uint16_t device_id;
     uint32_t llq_slot_depth;
     uint64_t llq_bar_size;
     uint32_t nr_vectors;
 
     /* run-time knobs */
+    uint32_t max_queues;    /* queue pairs advertised, <= qcap */
+    bool llq_enabled;       /* LLQ advertised (needs the BAR2 window) */
     uint32_t admin_latency_us;
     uint32_t admin_jitter_us;
     uint32_t reset_latency_us;
@@ -206,7 +208,7 @@ static const uint8_t ena_default_rss_key[ENAHW_RSS_KEY_BYTES] = {
 
 static inline uint32_t ena_nsq(EnaState *s)
 {
-    return 2 * s->max_queues;
+    return 2 * s->qcap;
 }
 
 static inline bool ena_ready(EnaState *s)
@@ -1028,13 +1030,13 @@ static uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         return ENAHW_ST_ILLEGAL;
     }
     /* TX queues use indices [0, max), RX queues [max, 2 * max) */
-    first = dir == ENAHW_DIR_TX ? 0 : s->max_queues;
-    for (i = first; i < first + s->max_queues; i++) {
+    first = dir == ENAHW_DIR_TX ? 0 : s->qcap;
+    for (i = first; i < first + MIN(s->max_queues, s->qcap); i++) {
         if (!s->sqs[i].live) {
             break;
         }
     }
-    if (i == first + s->max_queues) {
+    if (i == first + MIN(s->max_queues, s->qcap)) {
         return ENAHW_ST_NO_RESOURCE;
     }
     sq = &s->sqs[i];
@@ -1678,7 +1680,7 @@ static EnaSq *ena_rx_pick(EnaState *s, uint32_t hash, uint32_t *qidx)
             }
         }
     }
-    for (i = s->max_queues; i < ena_nsq(s); i++) {
+    for (i = s->qcap; i < ena_nsq(s); i++) {
         if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_RX) {
             live[n++] = i;
         }
@@ -1698,7 +1700,7 @@ static bool ena_can_receive(NetClientState *nc)
     if (!ena_ready(s) || !s->sqs) {
         return false;
     }
-    for (i = s->max_queues; i < ena_nsq(s); i++) {
+    for (i = s->qcap; i < ena_nsq(s); i++) {
         if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_RX &&
             s->sqs[i].tail != s->sqs[i].head) {
             return true;
@@ -2088,7 +2090,7 @@ static EnaSq *ena_llq_locate(EnaState *s, hwaddr addr, unsigned size,
     uint32_t slot = addr / slot_bytes;
     EnaSq *sq;
 
-    if (slot >= s->max_queues) {
+    if (slot >= s->qcap) {
         return NULL;
     }
     sq = &s->sqs[slot];
@@ -2205,6 +2207,44 @@ static void ena_set_max_depth(Object *obj, Visitor *v, const char *name,
         return;
     }
     s->max_depth = val;
+}
+
+/*
+ * max-queues and llq size the device at realize (MSI-X vectors, queue
+ * tables, the LLQ window); afterwards they may move within that size and
+ * take effect when the driver next reads the features.
+ */
+static void ena_set_max_queues(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    EnaState *s = ENA(obj);
+    uint32_t val, lim;
+
+    if (!visit_type_uint32(v, name, &val, errp)) {
+        return;
+    }
+    lim = DEVICE(obj)->realized ? s->qcap : ENA_MAX_QUEUES_LIMIT;
+    if (val < 1 || val > lim) {
+        error_setg(errp, "max-queues must be in 1..%u", lim);
+        return;
+    }
+    s->max_queues = val;
+}
+
+static bool ena_get_llq(Object *obj, Error **errp)
+{
+    return ENA(obj)->llq_enabled;
+}
+
+static void ena_set_llq(Object *obj, bool val, Error **errp)
+{
+    EnaState *s = ENA(obj);
+
+    if (val && DEVICE(obj)->realized && !s->has_llq_bar) {
+        error_setg(errp, "llq: the device was created without an LLQ BAR");
+        return;
+    }
+    s->llq_enabled = val;
 }
 
 static bool ena_get_fatal(Object *obj, Error **errp)
@@ -2348,6 +2388,11 @@ static void ena_instance_init(Object *obj)
     s->fault_status_opcode = -1;
     s->fault_status_code = ENAHW_ST_UNKNOWN;
     s->fault_status_feature = -1;
+    s->max_queues = 8;
+    s->llq_enabled = true;
+
+    ena_add_u32(obj, "max-queues", &s->max_queues, ena_set_max_queues);
+    object_property_add_bool(obj, "llq", ena_get_llq, ena_set_llq);
 
     ena_add_u32(obj, "admin-latency-us", &s->admin_latency_us, NULL);
     ena_add_u32(obj, "admin-jitter-us", &s->admin_jitter_us, NULL);
@@ -2410,6 +2455,8 @@ static void ena_realize(PCIDevice *pd, Error **errp)
         error_setg(errp, "max-queues must be in 1..%u", ENA_MAX_QUEUES_LIMIT);
         return;
     }
+    s->qcap = s->max_queues;
+    s->has_llq_bar = s->llq_enabled;
     pci_config_set_device_id(cfg, s->device_id);
     pci_set_word(cfg + PCI_SUBSYSTEM_VENDOR_ID, ENAHW_VENDOR_AMAZON);
     pci_set_word(cfg + PCI_SUBSYSTEM_ID, s->device_id);
@@ -2421,9 +2468,9 @@ static void ena_realize(PCIDevice *pd, Error **errp)
 
     /* every TX queue gets a window large enough for the deepest LLQ */
     s->llq_slot_depth = ENA_LLQ_DEPTH_LIMIT;
-    need = (uint64_t)s->max_queues * s->llq_slot_depth * ENAHW_LLQ_ENTRY_BYTES;
+    need = (uint64_t)s->qcap * s->llq_slot_depth * ENAHW_LLQ_ENTRY_BYTES;
     s->llq_bar_size = MAX(pow2ceil(need), 1 * MiB);
-    if (s->llq_enabled) {
+    if (s->has_llq_bar) {
         memory_region_init_io(&s->llq_mr, OBJECT(s), &ena_llq_ops, s,
                               "ena-llq", s->llq_bar_size);
         pci_register_bar(pd, ENAHW_BAR_LLQ,
@@ -2437,7 +2484,7 @@ static void ena_realize(PCIDevice *pd, Error **errp)
         error_setg(errp, "ena: cannot add the PCIe capability");
         return;
     }
-    s->nr_vectors = 1 + s->max_queues;
+    s->nr_vectors = 1 + s->qcap;
     ret = msix_init_exclusive_bar(pd, s->nr_vectors, ENAHW_BAR_MSIX, errp);
     if (ret) {
         pcie_cap_exit(pd);
@@ -2550,8 +2597,6 @@ static const VMStateDescription ena_vmstate = {
 
 static const Property ena_properties[] = {
     DEFINE_NIC_PROPERTIES(EnaState, conf),
-    DEFINE_PROP_UINT32("max-queues", EnaState, max_queues, 8),
-    DEFINE_PROP_BOOL("llq", EnaState, llq_enabled, true),
     DEFINE_PROP_UINT16("device-id", EnaState, device_id, ENAHW_DEVICE_PF),
 };
 
