@@ -126,7 +126,8 @@ static void ena_poll_sleep(u32 us)
  * ena_poll_wait() - wait until @done returns true, within @timeout_us
  * @p: policy and counters
  * @kind: which counter set to charge
- * @done: condition; called at once and after every sleep; must not sleep
+ * @done: condition; called at once and after every sleep (process
+ *	  context: it may itself sleep, e.g. for a readless read)
  * @ctx: argument of @done
  * @timeout_us: bound of the whole wait
  * @what: what is waited for, named in the timeout log line
