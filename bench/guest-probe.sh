@@ -22,8 +22,8 @@ load_cmd() {
 	esac
 }
 [ -f "$ENA_KO" ] || variants=stock
-echo 1 > /sys/module/kernel/parameters/initcall_debug
 ena_unload
+ktime_setup || { echo "bench: no kprobe tracing" >&2; exit 1; }
 for lat in $lat_list; do
 	for ((d = 0; d < ndev; d++)); do model_set ena$d admin-latency-us "$lat"; done
 	for ((r = 1; r <= reps; r++)); do
@@ -31,9 +31,9 @@ for lat in $lat_list; do
 			model_set ena0 stat-reset true
 			l0=$(dmesg_lines)
 			j=$("$st/ena_nl.py" --up --count "$ndev" --timeout 60 -- $(load_cmd $v))
-			init_us=$(dmesg | tail -n +"$l0" | grep -E 'initcall ena_init.* returned' | tail -n1 | sed -E 's/.* after ([0-9]+) usecs.*/\1/')
+			read -r init_us kreg_us _ <<< "$(ktime_read)"
 			probe_line=$(dmesg | tail -n +"$l0" | grep -m1 -E 'probe done in' || true)
-			python3 - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" \
+			python3 - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" "${kreg_us:--1}" \
 				"$(model_get ena0 stat-admin-cmds)" "$(model_get ena0 stat-react-count)" \
 				"$(model_get ena0 stat-react-median-ns)" "$(model_get ena0 stat-react-p90-ns)" \
 				"$(model_get ena0 stat-react-max-ns)" "$(uname -r)" >> "$out" <<'PY'
@@ -42,14 +42,15 @@ j = json.loads(sys.argv[1])
 ifs = j["ifaces"].values()
 m = re.search(r"probe done in (\d+) us: (\d+) admin commands, (\d+) poll wakeups", sys.argv[6])
 rec = {
-    "kernel": sys.argv[12], "variant": sys.argv[2], "latency_us": int(sys.argv[3]),
+    "kernel": sys.argv[13], "variant": sys.argv[2], "latency_us": int(sys.argv[3]),
     "rep": int(sys.argv[4]), "init_us": int(sys.argv[5]),
-    "registered_us": max((v.get("newlink_us", -1) for v in ifs), default=-1),
+    "registered_us": int(sys.argv[7]),
+    "newlink_us": max((v.get("newlink_us", -1) for v in ifs), default=-1),
     "carrier_us": max((v.get("carrier_us", -1) for v in ifs), default=-1),
     "ok": j["cmd_rc"] == 0 and all("carrier_us" in v for v in ifs),
-    "admin_cmds": int(sys.argv[7]), "react_n": int(sys.argv[8]),
-    "react_med_ns": int(sys.argv[9]), "react_p90_ns": int(sys.argv[10]),
-    "react_max_ns": int(sys.argv[11]),
+    "admin_cmds": int(sys.argv[8]), "react_n": int(sys.argv[9]),
+    "react_med_ns": int(sys.argv[10]), "react_p90_ns": int(sys.argv[11]),
+    "react_max_ns": int(sys.argv[12]),
 }
 if m:
     rec.update(probe_us=int(m[1]), drv_cmds=int(m[2]), drv_wakeups=int(m[3]))
@@ -60,4 +61,4 @@ PY
 	done
 	echo "# latency $lat us done" >&2
 done
-echo 0 > /sys/module/kernel/parameters/initcall_debug
+ktime_teardown

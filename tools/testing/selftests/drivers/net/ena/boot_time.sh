@@ -12,21 +12,21 @@ here=$(cd "$(dirname "$0")" && pwd)
 loads=${ENA_LOADS:-20}
 
 cleanup() {
-	echo 0 > /sys/module/kernel/parameters/initcall_debug
+	ktime_teardown
 	ena_unload 2>/dev/null
 }
 trap cleanup EXIT
 
 ktap_header $((loads + 1))
 d0=$(dmesg_lines)
-echo 1 > /sys/module/kernel/parameters/initcall_debug
 ena_unload
+ktime_setup || ktap_diag "no kprobe tracing: in-kernel times unavailable"
 if is_ours; then load=(insmod "$ENA_KO"); else load=(modprobe ena); fi
 for ((i = 1; i <= loads; i++)); do
 	c0=$(model_get ena0 stat-admin-cmds 2>/dev/null)
 	j=$("$here/ena_nl.py" --up --count "$ENA_NDEV" --timeout 30 -- "${load[@]}")
 	c1=$(model_get ena0 stat-admin-cmds 2>/dev/null)
-	init_us=$(dmesg | grep -E 'initcall ena_init.* returned' | tail -n1 | sed -E 's/.* after ([0-9]+) usecs.*/\1/')
+	read -r init_us kreg_us nreg <<< "$(ktime_read)"
 	line=$(python3 -c '
 import json, sys
 j = json.loads(sys.argv[1])
@@ -36,7 +36,7 @@ car = max((v.get("carrier_us", -1) for v in ifs.values()), default=-1)
 ok = len(ifs) >= int(sys.argv[2]) and all("carrier_us" in v for v in ifs.values()) and j["cmd_rc"] == 0
 print(ok, reg, car)' "$j" "$ENA_NDEV")
 	read -r ok reg car <<< "$line"
-	ktap_diag "load $i: init_us=${init_us:-?} registered_us=$reg carrier_us=$car admin_cmds_dev0=$(( ${c1:-0} - ${c0:-0} ))"
+	ktap_diag "load $i: init_us=$init_us registered_us=$kreg_us netdevs=$nreg newlink_us=$reg carrier_us=$car admin_cmds_dev0=$(( ${c1:-0} - ${c0:-0} ))"
 	if [ "$ok" = True ]; then ktap_pass "load $i: every device reached carrier up"; else ktap_fail "load $i: $j"; fi
 	ena_unload || { ktap_diag "rmmod failed"; break; }
 done

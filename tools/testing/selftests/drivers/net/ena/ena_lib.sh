@@ -147,3 +147,53 @@ dmesg_clean() {
 	! dmesg | tail -n +"${1:-1}" | grep -E 'BUG|WARNING|Oops|leak|Call Trace' >&2
 }
 dmesg_lines() { dmesg | wc -l; }
+
+# --- in-kernel timing of a driver load ------------------------------------
+# The initcall tracepoints fire for module init too (probe of every device is
+# synchronous inside it), and a return probe on register_netdevice marks each
+# netdev registration: the same clock for the stock driver and ours.
+TR=/sys/kernel/tracing
+
+ktime_setup() {
+	[ -d $TR/events ] || mount -t tracefs tracefs $TR
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/enable
+	echo > $TR/kprobe_events
+	echo 'r:ena_registered register_netdevice ret=$retval' >> $TR/kprobe_events || return 1
+	echo 1 > $TR/events/kprobes/ena_registered/enable
+	echo 1 > $TR/events/initcall/initcall_start/enable
+	echo 1 > $TR/events/initcall/initcall_finish/enable
+	echo > $TR/trace
+	echo 1 > $TR/tracing_on
+}
+
+# ktime_read: "init_us registered_us" of the last ena_init in the trace
+# (registered = last netdev registration, from the start of module init)
+ktime_read() {
+	python3 - $TR/trace <<'PY'
+import re, sys
+start = finish = None
+regs = []
+for line in open(sys.argv[1]):
+    m = re.search(r"\s(\d+\.\d+):\s+(\S+):\s+(.*)", line)
+    if not m:
+        continue
+    t, ev, rest = float(m[1]), m[2], m[3]
+    if ev == "initcall_start" and "ena_init" in rest:
+        start, finish, regs = t, None, []
+    elif ev == "initcall_finish" and "ena_init" in rest and start is not None:
+        finish = t
+    elif ev == "ena_registered" and start is not None and re.search(r"ret=(0x)?0\b", rest):
+        regs.append(t)
+us = lambda a, b: int(round((b - a) * 1e6)) if a is not None and b is not None else -1
+print(us(start, finish), us(start, max(regs)) if regs else -1, len(regs))
+PY
+	echo > $TR/trace
+}
+
+ktime_teardown() {
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/enable 2>/dev/null
+	echo > $TR/kprobe_events 2>/dev/null
+	echo > $TR/trace
+}
