@@ -35,8 +35,44 @@ void ena_rss_default_table(struct ena_adapter *a, u32 nq)
 }
 
 /**
- * ena_rss_probe() - allocate RSS control buffers and read the device's
- * RSS capabilities (GET indirection table, hash function, hash input)
+ * ena_rss_push_hash() - SET hash function (with key) and hash input
+ * @a: adapter
+ *
+ * Probe sends these right after reading them, as the stock driver does;
+ * after a device reset the next ena_rss_push() sends them again.
+ *
+ * Return: 0 or the admin error; features the device lacks are skipped.
+ */
+static int ena_rss_push_hash(struct ena_adapter *a)
+{
+	struct ena_aq_cmd cmd = {};
+	int rc;
+
+	if (a->hash_func) {
+		cmd.feature.u.hash_func.selected = cpu_to_le32(BIT(a->hash_func));
+		cmd.feature.u.hash_func.init_val = cpu_to_le32(ENA_HASH_INIT_VAL);
+		rc = ena_set_feature(a, &cmd, ENA_FEAT_RSS_HASH_FUNC,
+				     a->hash_key_dma, sizeof(*a->hash_key));
+		if (rc && rc != -EOPNOTSUPP)
+			return rc;
+	}
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.feature.u.hash_input.enabled_sort =
+		cpu_to_le16(ENA_HASH_INPUT_L3_SORT | ENA_HASH_INPUT_L4_SORT);
+	rc = ena_set_feature(a, &cmd, ENA_FEAT_RSS_HASH_INPUT,
+			     a->hash_input_dma, sizeof(*a->hash_input));
+	if (rc && rc != -EOPNOTSUPP)
+		return rc;
+
+	set_bit(ENA_F_RSS_PUSHED, &a->flags);
+	return 0;
+}
+
+/**
+ * ena_rss_probe() - allocate RSS control buffers, read the device's RSS
+ * capabilities (GET indirection table, hash function, hash input) and set
+ * hash function and input
  * @a: adapter
  *
  * Return: 0 or -ENOMEM; an RSS feature the device lacks is not an error.
@@ -94,6 +130,9 @@ int ena_rss_probe(struct ena_adapter *a)
 	}
 
 	ena_rss_default_table(a, a->num_queues);
+	rc = ena_rss_push_hash(a);
+	if (rc)
+		dev_warn(dev, "RSS hash setup failed: %d\n", rc);
 	return 0;
 }
 
@@ -146,25 +185,5 @@ int ena_rss_push(struct ena_adapter *a)
 
 	if (test_bit(ENA_F_RSS_PUSHED, &a->flags))
 		return 0;
-
-	if (a->hash_func) {
-		memset(&cmd, 0, sizeof(cmd));
-		cmd.feature.u.hash_func.selected = cpu_to_le32(BIT(a->hash_func));
-		cmd.feature.u.hash_func.init_val = cpu_to_le32(ENA_HASH_INIT_VAL);
-		rc = ena_set_feature(a, &cmd, ENA_FEAT_RSS_HASH_FUNC,
-				     a->hash_key_dma, sizeof(*a->hash_key));
-		if (rc && rc != -EOPNOTSUPP)
-			return rc;
-	}
-
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.feature.u.hash_input.enabled_sort =
-		cpu_to_le16(ENA_HASH_INPUT_L3_SORT | ENA_HASH_INPUT_L4_SORT);
-	rc = ena_set_feature(a, &cmd, ENA_FEAT_RSS_HASH_INPUT,
-			     a->hash_input_dma, sizeof(*a->hash_input));
-	if (rc && rc != -EOPNOTSUPP)
-		return rc;
-
-	set_bit(ENA_F_RSS_PUSHED, &a->flags);
-	return 0;
+	return ena_rss_push_hash(a);
 }
