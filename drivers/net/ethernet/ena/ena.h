@@ -50,6 +50,18 @@
 #define ENA_WATCHDOG_PERIOD		HZ
 #define ENA_TX_TIMEOUT			(5 * HZ)
 
+/* probe milestones, timed for debugfs "probe" */
+enum ena_probe_step {
+	ENA_PROBE_MAPPED,	/* BARs, readless buffer, admin rings */
+	ENA_PROBE_DEVICE,	/* reset + bring-up commands */
+	ENA_PROBE_MSIX,		/* vectors, queue-pair structs, netdev setup */
+	ENA_PROBE_MGMT_IRQ,	/* management interrupt, AENQ armed */
+	ENA_PROBE_RSS,		/* RSS read and hash set */
+	ENA_PROBE_HEALTH,	/* debugfs, watchdog */
+	ENA_PROBE_REGISTERED,	/* register_netdev() returned */
+	ENA_PROBE_STEPS,
+};
+
 /* adapter->flags */
 enum ena_flag {
 	ENA_F_READLESS,		/* registers read through DMA */
@@ -313,6 +325,7 @@ struct ena_adapter {
 
 	struct dentry *debugfs;
 	u64 probe_us;
+	u32 probe_step_us[ENA_PROBE_STEPS];	/* time since probe start */
 };
 
 /* ena_com.c: registers, readless reads, reset, admin queue, AENQ */

@@ -4,6 +4,7 @@
  *   stats   every counter, "name value" per line (same names as ethtool -S)
  *   poll    the wait policy in force and its counters per wait kind
  *   queues  per queue: state, node, depths, device indices, ring bytes
+ *   probe   probe milestones in us since probe start
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -82,6 +83,28 @@ static int ena_queues_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(ena_queues);
 
+static const char * const ena_probe_step_names[ENA_PROBE_STEPS] = {
+	[ENA_PROBE_MAPPED] = "mapped",
+	[ENA_PROBE_DEVICE] = "device_init",
+	[ENA_PROBE_MSIX] = "msix_netdev",
+	[ENA_PROBE_MGMT_IRQ] = "mgmt_irq",
+	[ENA_PROBE_RSS] = "rss",
+	[ENA_PROBE_HEALTH] = "debugfs_watchdog",
+	[ENA_PROBE_REGISTERED] = "registered",
+};
+
+static int ena_probe_show(struct seq_file *s, void *unused)
+{
+	struct ena_adapter *a = s->private;
+	int i;
+
+	for (i = 0; i < ENA_PROBE_STEPS; i++)
+		seq_printf(s, "%s %u\n", ena_probe_step_names[i],
+			   a->probe_step_us[i]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ena_probe);
+
 void ena_debugfs_add(struct ena_adapter *a)
 {
 	if (IS_ERR_OR_NULL(ena_debugfs_root))
@@ -90,6 +113,7 @@ void ena_debugfs_add(struct ena_adapter *a)
 	debugfs_create_file("stats", 0444, a->debugfs, a, &ena_stats_fops);
 	debugfs_create_file("poll", 0444, a->debugfs, a, &ena_poll_fops);
 	debugfs_create_file("queues", 0444, a->debugfs, a, &ena_queues_fops);
+	debugfs_create_file("probe", 0444, a->debugfs, a, &ena_probe_fops);
 }
 
 void ena_debugfs_remove(struct ena_adapter *a)

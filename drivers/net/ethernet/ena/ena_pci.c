@@ -32,6 +32,12 @@ MODULE_DEVICE_TABLE(pci, ena_pci_ids);
 #define ENA_BAR_REGS	0
 #define ENA_BAR_LLQ	2
 
+static void ena_probe_mark(struct ena_adapter *a, enum ena_probe_step step,
+			   ktime_t t0)
+{
+	a->probe_step_us[step] = ktime_us_delta(ktime_get(), t0);
+}
+
 static irqreturn_t ena_mgmt_irq(int irq, void *data)
 {
 	ena_aenq_process(data);
@@ -168,9 +174,11 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	rc = ena_admin_alloc(a);
 	if (rc)
 		goto err_mmio;
+	ena_probe_mark(a, ENA_PROBE_MAPPED, t0);
 	rc = ena_device_init(a, ENA_RESET_NORMAL);
 	if (rc)
 		goto err_admin;
+	ena_probe_mark(a, ENA_PROBE_DEVICE, t0);
 
 	ena_size_queues(a);
 	rc = ena_msix_setup(a);
@@ -181,6 +189,7 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_msix;
 	a->rx_buf_len = ena_rx_buf_len_for_mtu(ETH_DATA_LEN);
 	ena_netdev_setup(a);
+	ena_probe_mark(a, ENA_PROBE_MSIX, t0);
 
 	snprintf(a->mgmt_irq_name, sizeof(a->mgmt_irq_name), "ena-mgmt@%s",
 		 pci_name(pdev));
@@ -193,20 +202,24 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ena_aenq_enable(a);
 	/* apply events posted while the interrupt was masked (link state) */
 	ena_aenq_process(a);
+	ena_probe_mark(a, ENA_PROBE_MGMT_IRQ, t0);
 
 	rc = ena_rss_probe(a);
 	if (rc)
 		goto err_irq;
+	ena_probe_mark(a, ENA_PROBE_RSS, t0);
 
 	ena_debugfs_add(a);
 	ena_health_start(a);
+	ena_probe_mark(a, ENA_PROBE_HEALTH, t0);
 
 	/* last step: from here on userspace may open the interface */
 	rc = register_netdev(nd);
 	if (rc)
 		goto err_health;
 
-	a->probe_us = ktime_us_delta(ktime_get(), t0);
+	ena_probe_mark(a, ENA_PROBE_REGISTERED, t0);
+	a->probe_us = a->probe_step_us[ENA_PROBE_REGISTERED];
 	dev_info(&pdev->dev,
 		 "probe done in %llu us: %llu admin commands, %llu poll wakeups\n",
 		 a->probe_us, a->poll.stats[ENA_WAIT_ADMIN].waits,
