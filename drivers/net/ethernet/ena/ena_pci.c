@@ -209,6 +209,16 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_irq;
 	ena_probe_mark(a, ENA_PROBE_RSS, t0);
 
+	/*
+	 * Expose only the configured queues: the netdev was sized for the
+	 * driver maximum, and every queue registered costs sysfs objects.
+	 */
+	rc = netif_set_real_num_tx_queues(nd, a->num_queues);
+	if (!rc)
+		rc = netif_set_real_num_rx_queues(nd, a->num_queues);
+	if (rc)
+		goto err_rss;
+
 	ena_debugfs_add(a);
 	ena_health_start(a);
 	ena_probe_mark(a, ENA_PROBE_HEALTH, t0);
@@ -229,6 +239,7 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 err_health:
 	ena_health_stop(a);
 	ena_debugfs_remove(a);
+err_rss:
 	ena_rss_free(a);
 err_irq:
 	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
