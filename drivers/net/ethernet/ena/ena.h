@@ -71,6 +71,7 @@ enum ena_flag {
 	ENA_F_QUEUES_UP,	/* IO queues are running */
 	ENA_F_RESET_PENDING,	/* reset work queued and not finished */
 	ENA_F_DEV_DEAD,		/* device must not get admin commands */
+	ENA_F_DEV_QUIESCED,	/* dead device reset: no DMA until re-init */
 	ENA_F_RSS_PUSHED,	/* hash function and input sent */
 	ENA_F_LIVE,		/* probe done with setup: resets allowed */
 	ENA_F_REMOVING,

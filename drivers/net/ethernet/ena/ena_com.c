@@ -304,6 +304,7 @@ void ena_admin_program(struct ena_adapter *a)
 	spin_unlock_irqrestore(&a->aenq.lock, irqf);
 
 	set_bit(ENA_F_ADMIN_READY, &a->flags);
+	clear_bit(ENA_F_DEV_QUIESCED, &a->flags);
 	clear_bit(ENA_F_DEV_DEAD, &a->flags);
 	mutex_unlock(&aq->lock);
 }

@@ -120,13 +120,6 @@ void ena_down(struct ena_adapter *a)
 	 * Each queue stops its own netdev TX queue; netif_tx_disable() would
 	 * also stop the unused ones, which the TX watchdog then reports.
 	 */
-	/*
-	 * A device awaiting reset gets no DESTROY commands, so it could still
-	 * DMA into the rings: reset it before their memory goes back.
-	 */
-	if (test_bit(ENA_F_DEV_DEAD, &a->flags) &&
-	    ena_dev_reset(a, a->reset_reason))
-		dev_err(&a->pdev->dev, "device did not reset before teardown\n");
 	ena_queues_close(a, 0, a->num_queues);
 }
 

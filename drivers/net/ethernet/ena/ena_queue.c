@@ -291,6 +291,15 @@ static void ena_destroy_cq(struct ena_adapter *a, u16 idx)
 	ena_admin_exec(a, &cmd, &r);
 }
 
+/* Stop all DMA of a device that can no longer take admin commands */
+static void ena_dev_quiesce(struct ena_adapter *a)
+{
+	if (test_and_set_bit(ENA_F_DEV_QUIESCED, &a->flags))
+		return;
+	if (ena_dev_reset(a, a->reset_reason))
+		dev_err(&a->pdev->dev, "device did not reset before teardown\n");
+}
+
 static u32 __iomem *ena_reg_ptr(struct ena_adapter *a, __le32 off)
 {
 	u32 o = le32_to_cpu(off);
@@ -435,8 +444,9 @@ err:
  * @qid: queue index
  *
  * Closes the TX queue, quiesces NAPI and the vector, destroys the device
- * queues (skipped while the device awaits reset: the reset drops them) and
- * returns every in-flight TX skb and RX page.  The rings stay allocated.
+ * queues and returns every in-flight TX skb and RX page.  A device that
+ * awaits reset gets no DESTROY commands; it is reset instead, so it cannot
+ * DMA into buffers handed back here.  The rings stay allocated.
  */
 void ena_qp_stop(struct ena_adapter *a, u16 qid)
 {
@@ -459,6 +469,8 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 		ena_destroy_cq(a, qp->tx.cq_idx);
 		ena_destroy_sq(a, ENA_SQ_DIR_RX, qp->rx.sq_idx);
 		ena_destroy_cq(a, qp->rx.cq_idx);
+	} else {
+		ena_dev_quiesce(a);
 	}
 
 	ena_tx_drain(qp);
