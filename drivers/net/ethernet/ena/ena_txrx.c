@@ -341,8 +341,11 @@ static void ena_cq_head_db(u32 __iomem *db, u32 head, u32 depth)
 		writel(head & (depth - 1), db);
 }
 
-/* Return: false when a malformed completion stopped processing */
-static bool ena_clean_tx(struct ena_qp *qp, int budget)
+/*
+ * @napi_budget is only passed on to napi_consume_skb() (0 under netpoll).
+ * Return: false when a malformed completion stopped processing.
+ */
+static bool ena_clean_tx(struct ena_qp *qp, int napi_budget)
 {
 	struct ena_adapter *a = qp->adapter;
 	struct ena_txq *tx = &qp->tx;
@@ -350,7 +353,7 @@ static bool ena_clean_tx(struct ena_qp *qp, int budget)
 	u32 pkts = 0, bytes = 0, slots = 0;
 	bool ok = true;
 
-	while (pkts < budget) {
+	while (pkts < tx->depth) {
 		struct ena_tx_cdesc *c = &tx->cq[tx->cq_head & (tx->depth - 1)];
 		struct ena_tx_buf *b;
 		u16 req_id;
@@ -375,7 +378,7 @@ static bool ena_clean_tx(struct ena_qp *qp, int budget)
 		b = &tx->bufs[req_id];
 		ena_tx_unmap(dev, b);
 		bytes += b->skb->len;
-		napi_consume_skb(b->skb, budget);
+		napi_consume_skb(b->skb, napi_budget);
 		b->skb = NULL;
 		slots += b->descs;
 		tx->free_ids[tx->next_to_clean & (tx->depth - 1)] = req_id;
@@ -629,7 +632,7 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 	int rx = 0;
 	bool tx_ok;
 
-	tx_ok = ena_clean_tx(qp, qp->tx.depth);
+	tx_ok = ena_clean_tx(qp, budget);
 	if (budget)
 		rx = ena_clean_rx(qp, budget);
 
@@ -639,7 +642,8 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 
 	if (unlikely(!tx_ok || rx < 0)) {
 		/* the reset work stops this queue; leave the vector masked */
-		napi_complete_done(napi, 0);
+		if (budget)
+			napi_complete_done(napi, 0);
 		return 0;
 	}
 	if (rx >= budget)
