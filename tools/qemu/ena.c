@@ -1725,7 +1725,7 @@ static ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
     EnaSq *sq;
     EnaCq *cq;
 
-    if (!ena_ready(s)) {
+    if (!ena_ready(s) || !size) {
         s->st.rx_dropped++;
         return size;
     }
