@@ -1,0 +1,8 @@
+#!/bin/bash
+# make run: one guest, two ENA model devices, the stock driver and ours in
+# turn, both links up, a ping across, and a short report.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+make -s modules
+exec tools/testing/vm/run --kernel "${ENA_KERNEL:-6.12}" --ena 2 -- tools/demo-guest.sh
