@@ -171,7 +171,8 @@ int ena_rss_push(struct ena_adapter *a)
 	for (i = 0; i < ENA_RSS_TABLE_SIZE; i++) {
 		struct ena_qp *qp = &a->qps[a->rss_ind[i]];
 
-		if (WARN_ON_ONCE(!ena_rt_qp_up(qp)))
+		/* possible only after a failed rebuild, which asked for reset */
+		if (!ena_rt_qp_up(qp))
 			return -EINVAL;
 		a->rss_dev_tbl[i].cq_idx = cpu_to_le16(qp->rx.cq_idx);
 		a->rss_dev_tbl[i].rsvd = 0;
