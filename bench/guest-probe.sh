@@ -9,7 +9,7 @@ st=$ENA_TOP/tools/testing/selftests/drivers/net/ena
 lat_list=${BENCH_LATENCIES:-0 10 50 200 1000 5000}
 reps=${BENCH_REPS:-10}
 variants=${BENCH_VARIANTS:-stock ours ours-fixed5ms ours-fixed10us ours-exp}
-out=${OUT:?}
+out=${BENCH_OUT:?}
 ndev=$ENA_NDEV
 
 load_cmd() {

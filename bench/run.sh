@@ -13,7 +13,9 @@ for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	rel=$(ena_kernel_release "$k")
 	out=$raw/$date-$rel-probe.jsonl
 	: > "$out"
+	# measure a snapshot of the module, not whatever a rebuild leaves behind
+	ko=$raw/ena-$rel.ko; cp "build/$rel/ena.ko" "$ko"
 	echo "bench: probe time vs admin latency on $rel"
-	OUT=$top/$out tools/testing/vm/run --kernel "$k" --ena 1 --timeout 3600 -- bench/guest-probe.sh
+	ENA_KO=$top/$ko BENCH_OUT=$top/$out tools/testing/vm/run --kernel "$k" --ena 1 --timeout 3600 -- bench/guest-probe.sh
 	python3 bench/report.py probe "$out" "bench/results/$date-$rel"
 done
