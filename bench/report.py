@@ -2,6 +2,7 @@
 """Turn the benchmark's JSON lines into a markdown table and gnuplot PNGs.
 
   report.py probe RAW.jsonl OUTPREFIX   -> OUTPREFIX.md, OUTPREFIX-probe.png, ...
+  report.py reconfig RAW.jsonl OUTPREFIX -> OUTPREFIX.md (the reconfiguration table)
 """
 import json
 import statistics as st
@@ -105,5 +106,72 @@ def probe(raw, prefix):
     print(f"report: {prefix}.md")
 
 
+RECONFIG_STEPS = ["load", "up", "channels 4->2", "channels 2->4", "rx ring 4096", "mtu 9000", "down"]
+
+
+def reconfig(raw, prefix):
+    recs = load(raw)
+    kernel = recs[0]["kernel"] if recs else "?"
+    by = defaultdict(list)
+    for r in recs:
+        by[(r["step"], r["variant"])].append(r)
+    variants = sorted({r["variant"] for r in recs}, key=lambda v: (v != "stock", v))
+    steps = [s for s in RECONFIG_STEPS if any((s, v) in by for v in variants)]
+    reps = max((r["rep"] for r in recs), default=0)
+    lines = [f"# Reconfiguration cost, stock vs ours ({kernel})", "",
+             f"Raw data: `{raw}` ({reps} rounds, variants alternating, one ENA device, "
+             "4 vCPUs, model max-queues=32, LLQ on; medians).",
+             "DMA allocs/frees/bytes: kprobes on dma_alloc_attrs / dma_free_attrs filtered to the ENA "
+             "device (coherent memory: rings, admin queues, ...). RX maps/unmaps: dma_map_page_attrs / "
+             "dma_unmap_page_attrs with DMA_FROM_DEVICE on that device (each fresh RX buffer, alloc_page "
+             "or page_pool alike). Admin = the model's stat-admin-cmds during the step; ring KiB = the "
+             "model's stat-ring-bytes after it (admin queues + host-memory IO rings). Wall = the command's "
+             "wall time under TCG (ratios matter, not absolutes).", ""]
+    cols = ["DMA allocs", "DMA frees", "alloc KiB", "RX maps", "RX unmaps", "admin", "ring KiB", "wall ms"]
+    lines.append("| step | " + " | ".join(f"{c} {v}" for c in cols for v in variants) + " |")
+    lines.append("|---|" + "---|" * (len(cols) * len(variants)))
+    for s in steps:
+        row = []
+        for c in cols:
+            for v in variants:
+                rs = by.get((s, v), [])
+                if not rs:
+                    row.append("-")
+                    continue
+                val = {
+                    "DMA allocs": lambda r: r["dma_allocs"],
+                    "DMA frees": lambda r: r["dma_frees"],
+                    "alloc KiB": lambda r: r["dma_alloc_bytes"] / 1024,
+                    "RX maps": lambda r: r["rx_maps"],
+                    "RX unmaps": lambda r: r["rx_unmaps"],
+                    "admin": lambda r: r["admin_cmds"],
+                    "ring KiB": lambda r: r["model_ring_bytes"] / 1024,
+                    "wall ms": lambda r: r["wall_us"] / 1000,
+                }[c]
+                m = med([val(r) for r in rs])
+                row.append(f"{m:.1f}" if c in ("wall ms", "alloc KiB", "ring KiB") and m != int(m) else f"{m:.0f}")
+        lines.append(f"| {s} | " + " | ".join(row) + " |")
+    bad = [r for r in recs if not r.get("ok", True) or r.get("trace_lost")]
+    if bad:
+        lines += ["", f"{len(bad)} steps failed or lost trace events: "
+                  + ", ".join(sorted({r["variant"] + " " + r["step"] for r in bad}))]
+    if "stock" in variants and len(variants) > 1:
+        lines += ["", "## Wall time ratio (median stock / median variant)", "",
+                  "| step | " + " | ".join(v for v in variants if v != "stock") + " |",
+                  "|---|" + "---|" * (len(variants) - 1)]
+        for s in steps:
+            sm = med([r["wall_us"] for r in by.get((s, "stock"), [])])
+            row = []
+            for v in variants:
+                if v == "stock":
+                    continue
+                vm = med([r["wall_us"] for r in by.get((s, v), [])])
+                row.append(f"{sm / vm:.2f}x" if vm and vm == vm and sm == sm else "-")
+            lines.append(f"| {s} | " + " | ".join(row) + " |")
+    with open(prefix + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"report: {prefix}.md")
+
+
 if __name__ == "__main__":
-    {"probe": probe}[sys.argv[1]](*sys.argv[2:])
+    {"probe": probe, "reconfig": reconfig}[sys.argv[1]](*sys.argv[2:])

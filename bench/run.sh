@@ -19,3 +19,11 @@ for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	ENA_KO=$top/$ko BENCH_OUT=$top/$out tools/testing/vm/run --kernel "$k" --ena 1 --timeout 3600 -- bench/guest-probe.sh
 	python3 bench/report.py probe "$out" "bench/results/$date-$rel"
 done
+# reconfiguration cost, stock vs ours: one guest, 6.12, 4 vCPUs, 32 device queues
+rel=$(ena_kernel_release 6.12)
+out=$raw/$date-$rel-reconfig.jsonl
+: > "$out"
+echo "bench: reconfiguration cost on $rel"
+OUT=$top/$out BENCH_REPS=${BENCH_REPS:-10} tools/testing/vm/run --kernel 6.12 --ena 1 --smp 4 \
+	--ena-prop max-queues=32 --timeout 3600 -- bench/guest-reconfig.sh
+python3 bench/report.py reconfig "$out" "bench/results/$date-$rel-reconfig"

@@ -1,0 +1,116 @@
+#!/bin/bash
+# Runs inside one guest (tools/testing/vm/run --smp 4 --ena 1
+# --ena-prop max-queues=32): the cost of each reconfiguration step, stock
+# ena.ko vs ours, alternating, REPS rounds. One JSON line per step to $OUT.
+#
+# Steps: load (modprobe / insmod), ip link set up, ethtool -L combined 4 -> 2,
+# 2 -> 4, ethtool -G rx 4096, ip link set mtu 9000, ip link set down.
+#
+# What is counted, the same way for both drivers (the stock one has no
+# counters of its own): kprobes in tracefs on the DMA API, filtered in the
+# kernel to the ENA device by name (struct device -> kobj.name):
+#   dma_alloc_attrs / dma_free_attrs     coherent memory: rings, admin queues,
+#                                        host info, RSS tables (calls, bytes)
+#   dma_map_page_attrs / dma_unmap_page_attrs with dir = DMA_FROM_DEVICE
+#                                        RX buffers: every fresh buffer is
+#                                        mapped once, whether it comes from
+#                                        alloc_page (stock) or page_pool (ours)
+# plus the model's stat-admin-cmds (delta) and stat-ring-bytes (after the
+# step), and the wall time of the command.
+set -u
+st=$ENA_TOP/tools/testing/selftests/drivers/net/ena
+. "$st/ena_lib.sh"
+reps=${BENCH_REPS:-10}
+variants=${BENCH_VARIANTS:-stock ours}
+out=${OUT:?}
+
+[ -f "$ENA_KO" ] || variants=stock
+ena_unload
+[ -d $TR/events ] || mount -t tracefs tracefs $TR
+bdf=$(grep -l 0x0ec2 /sys/bus/pci/devices/*/device | head -1 | xargs dirname | xargs basename)
+[ -n "$bdf" ] || { echo "bench: no ENA device" >&2; exit 1; }
+
+probes_setup() {
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/enable
+	echo > $TR/kprobe_events
+	echo 16384 > $TR/buffer_size_kb
+	{
+		echo 'p:ena_dalloc dma_alloc_attrs dev=+0(+0(%di)):string size=%si:u64'
+		echo 'p:ena_dfree dma_free_attrs dev=+0(+0(%di)):string size=%si:u64'
+		echo 'p:ena_map dma_map_page_attrs dev=+0(+0(%di)):string size=%cx:u64 dir=%r8:u32'
+		echo 'p:ena_unmap dma_unmap_page_attrs dev=+0(+0(%di)):string size=%dx:u64 dir=%cx:u32'
+	} >> $TR/kprobe_events || return 1
+	for e in ena_dalloc ena_dfree; do
+		echo "dev == \"$bdf\"" > $TR/events/kprobes/$e/filter
+	done
+	for e in ena_map ena_unmap; do
+		echo "dev == \"$bdf\" && dir == 2" > $TR/events/kprobes/$e/filter
+	done
+	for e in ena_dalloc ena_dfree ena_map ena_unmap; do echo 1 > $TR/events/kprobes/$e/enable; done
+	echo > $TR/trace
+	echo 1 > $TR/tracing_on
+}
+probes_teardown() {
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/enable
+	echo > $TR/kprobe_events
+	echo > $TR/trace
+}
+# counts of the trace since the last clear: "allocs frees alloc_bytes free_bytes maps unmaps map_bytes lost"
+trace_counts() {
+	awk '
+	/ ena_dalloc:/ { a++; match($0, /size=[0-9]+/); ab += substr($0, RSTART + 5, RLENGTH - 5) }
+	/ ena_dfree:/  { f++; match($0, /size=[0-9]+/); fb += substr($0, RSTART + 5, RLENGTH - 5) }
+	/ ena_map:/    { m++; match($0, /size=[0-9]+/); mb += substr($0, RSTART + 5, RLENGTH - 5) }
+	/ ena_unmap:/  { u++ }
+	/LOST/ { lost = 1 }
+	END { printf "%d %d %d %d %d %d %d %d\n", a, f, ab, fb, m, u, mb, lost }' $TR/trace
+}
+now_us() { echo $(( $(date +%s%N) / 1000 )); }
+
+load_cmd() {
+	case $1 in
+	stock) echo "modprobe ena";;
+	ours) echo "insmod $ENA_KO";;
+	esac
+}
+
+# step VARIANT REP NAME CMD...: run one measured step, append a JSON line
+step() {
+	local v=$1 r=$2 name=$3 t0 t1 rc c0 c1 rb
+	shift 3
+	c0=$(model_get ena0 stat-admin-cmds)
+	echo > $TR/trace
+	t0=$(now_us)
+	"$@" >/dev/null 2>&1; rc=$?
+	[ "$name" = load ] && { ena_wait_ifaces 1 10; IF=$(ena_ifaces | head -1); }
+	t1=$(now_us)
+	c1=$(model_get ena0 stat-admin-cmds)
+	rb=$(model_get ena0 stat-ring-bytes)
+	read -r da df dab dfb mp um mpb lost <<< "$(trace_counts)"
+	printf '{"kernel":"%s","variant":"%s","rep":%d,"step":"%s","ok":%s,"wall_us":%d,"dma_allocs":%d,"dma_frees":%d,"dma_alloc_bytes":%d,"dma_free_bytes":%d,"rx_maps":%d,"rx_unmaps":%d,"rx_map_bytes":%d,"admin_cmds":%d,"model_ring_bytes":%d,"trace_lost":%d}\n' \
+		"$(uname -r)" "$v" "$r" "$name" "$([ $rc = 0 ] && echo true || echo false)" $((t1 - t0)) \
+		"$da" "$df" "$dab" "$dfb" "$mp" "$um" "$mpb" $((c1 - c0)) "$rb" "$lost" >> "$out"
+}
+
+probes_setup || { echo "bench: no kprobe tracing" >&2; exit 1; }
+for ((r = 1; r <= reps; r++)); do
+	for v in $variants; do
+		IF=
+		step "$v" "$r" load $(load_cmd "$v")
+		[ -n "$IF" ] || { echo "bench: $v: no interface" >&2; ena_unload; continue; }
+		# both drivers default to min(CPUs, device queues) = 4 channels
+		[ "$(ethtool -l "$IF" | awk '/^Current/{c=1} c && /^Combined:/{print $2; exit}')" = 4 ] ||
+			ethtool -L "$IF" combined 4
+		step "$v" "$r" up ip link set "$IF" up
+		step "$v" "$r" "channels 4->2" ethtool -L "$IF" combined 2
+		step "$v" "$r" "channels 2->4" ethtool -L "$IF" combined 4
+		step "$v" "$r" "rx ring 4096" ethtool -G "$IF" rx 4096
+		step "$v" "$r" "mtu 9000" ip link set "$IF" mtu 9000
+		step "$v" "$r" down ip link set "$IF" down
+		ena_unload
+	done
+	echo "# round $r done" >&2
+done
+probes_teardown
