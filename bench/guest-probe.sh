@@ -33,10 +33,10 @@ for lat in $lat_list; do
 			j=$("$st/ena_nl.py" --up --count "$ndev" --timeout 60 -- $(load_cmd $v))
 			read -r init_us kreg_us _ <<< "$(ktime_read)"
 			probe_line=$(dmesg | tail -n +"$l0" | grep -m1 -E 'probe done in' || true)
+			mapfile -t m < <("$QMP" qom-get ena0 stat-admin-cmds stat-react-count \
+				stat-react-median-ns stat-react-p90-ns stat-react-max-ns)
 			python3 - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" "${kreg_us:--1}" \
-				"$(model_get ena0 stat-admin-cmds)" "$(model_get ena0 stat-react-count)" \
-				"$(model_get ena0 stat-react-median-ns)" "$(model_get ena0 stat-react-p90-ns)" \
-				"$(model_get ena0 stat-react-max-ns)" "$(uname -r)" >> "$out" <<'PY'
+				"${m[@]}" "$(uname -r)" >> "$out" <<'PY'
 import json, re, sys
 j = json.loads(sys.argv[1])
 ifs = j["ifaces"].values()
