@@ -14,7 +14,7 @@ for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	out=$raw/$date-$rel-probe.jsonl
 	: > "$out"
 	# measure a snapshot of the module, not whatever a rebuild leaves behind
-	ko=$raw/ena-$rel.ko; cp "build/$rel/ena.ko" "$ko"
+	ko=$raw/ena-$rel.ko; cp "build/$rel/ena.ko" "$ko"; strip --strip-debug "$ko"
 	echo "bench: probe time vs admin latency on $rel"
 	ENA_KO=$top/$ko BENCH_OUT=$top/$out tools/testing/vm/run --kernel "$k" --ena 1 --timeout 3600 -- bench/guest-probe.sh
 	python3 bench/report.py probe "$out" "bench/results/$date-$rel"
