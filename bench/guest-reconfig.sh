@@ -11,10 +11,12 @@
 # kernel to the ENA device by name (struct device -> kobj.name):
 #   dma_alloc_attrs / dma_free_attrs     coherent memory: rings, admin queues,
 #                                        host info, RSS tables (calls, bytes)
-#   dma_map_page_attrs / dma_unmap_page_attrs with dir = DMA_FROM_DEVICE
+#   dma_map_page_attrs / dma_unmap_page_attrs with dir != DMA_TO_DEVICE
 #                                        RX buffers: every fresh buffer is
 #                                        mapped once, whether it comes from
-#                                        alloc_page (stock) or page_pool (ours)
+#                                        alloc_page (stock, DMA_BIDIRECTIONAL
+#                                        for XDP) or page_pool (ours,
+#                                        DMA_FROM_DEVICE); TX maps excluded
 # plus the model's stat-admin-cmds (delta) and stat-ring-bytes (after the
 # step), and the wall time of the command.
 set -u
@@ -45,7 +47,7 @@ probes_setup() {
 		echo "dev == \"$bdf\"" > $TR/events/kprobes/$e/filter
 	done
 	for e in ena_map ena_unmap; do
-		echo "dev == \"$bdf\" && dir == 2" > $TR/events/kprobes/$e/filter
+		echo "dev == \"$bdf\" && dir != 1" > $TR/events/kprobes/$e/filter
 	done
 	for e in ena_dalloc ena_dfree ena_map ena_unmap; do echo 1 > $TR/events/kprobes/$e/enable; done
 	echo > $TR/trace

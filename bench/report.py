@@ -123,8 +123,8 @@ def reconfig(raw, prefix):
              "4 vCPUs, model max-queues=32, LLQ on; medians).",
              "DMA allocs/frees/bytes: kprobes on dma_alloc_attrs / dma_free_attrs filtered to the ENA "
              "device (coherent memory: rings, admin queues, ...). RX maps/unmaps: dma_map_page_attrs / "
-             "dma_unmap_page_attrs with DMA_FROM_DEVICE on that device (each fresh RX buffer, alloc_page "
-             "or page_pool alike). Admin = the model's stat-admin-cmds during the step; ring KiB = the "
+             "dma_unmap_page_attrs on that device, all directions but DMA_TO_DEVICE (each fresh RX buffer: "
+             "stock maps alloc_page pages DMA_BIDIRECTIONAL, ours page_pool pages DMA_FROM_DEVICE). Admin = the model's stat-admin-cmds during the step; ring KiB = the "
              "model's stat-ring-bytes after it (admin queues + host-memory IO rings). Wall = the command's "
              "wall time under TCG (ratios matter, not absolutes).", ""]
     cols = ["DMA allocs", "DMA frees", "alloc KiB", "RX maps", "RX unmaps", "admin", "ring KiB", "wall ms"]

@@ -24,6 +24,7 @@ rel=$(ena_kernel_release 6.12)
 out=$raw/$date-$rel-reconfig.jsonl
 : > "$out"
 echo "bench: reconfiguration cost on $rel"
-OUT=$top/$out BENCH_REPS=${BENCH_REPS:-10} tools/testing/vm/run --kernel 6.12 --ena 1 --smp 4 \
-	--ena-prop max-queues=32 --timeout 3600 -- bench/guest-reconfig.sh
+# (the runner hands only ENA_*/KSFT_* variables to the guest: pass OUT and REPS on the command)
+tools/testing/vm/run --kernel 6.12 --ena 1 --smp 4 --ena-prop max-queues=32 --timeout 3600 \
+	-- env OUT="$top/$out" BENCH_REPS="${BENCH_REPS:-10}" bench/guest-reconfig.sh
 python3 bench/report.py reconfig "$out" "bench/results/$date-$rel-reconfig"
