@@ -29,14 +29,17 @@ for lat in $lat_list; do
 	for ((r = 1; r <= reps; r++)); do
 		for v in $variants; do
 			model_set ena0 stat-reset true
-			l0=$(dmesg_lines)
+			dmesg -C
+			l0=1
 			j=$("$st/ena_nl.py" --up --count "$ndev" --timeout 60 -- $(load_cmd $v))
 			read -r init_us kreg_us _ <<< "$(ktime_read)"
-			probe_line=$(dmesg | tail -n +"$l0" | grep -m1 -E 'probe done in' || true)
+			probe_line=$(dmesg | grep -m1 -E 'probe done in' || true)
+			# our driver's own account of its admin waits (debugfs)
+			wait_ns=$(cat /sys/kernel/debug/ena/*/stats 2>/dev/null | awk '$1 ~ /^admin_wait_total_ns:?$/ {print $2; exit}')
 			mapfile -t m < <("$QMP" qom-get ena0 stat-admin-cmds stat-react-count \
 				stat-react-median-ns stat-react-p90-ns stat-react-max-ns)
 			python3 - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" "${kreg_us:--1}" \
-				"${m[@]}" "$(uname -r)" >> "$out" <<'PY'
+				"${m[@]}" "$(uname -r)" "${wait_ns:--1}" >> "$out" <<'PY'
 import json, re, sys
 j = json.loads(sys.argv[1])
 ifs = j["ifaces"].values()
@@ -52,6 +55,8 @@ rec = {
     "react_med_ns": int(sys.argv[10]), "react_p90_ns": int(sys.argv[11]),
     "react_max_ns": int(sys.argv[12]),
 }
+if int(sys.argv[14]) >= 0:
+    rec["drv_wait_ns"] = int(sys.argv[14])
 if m:
     rec.update(probe_us=int(m[1]), drv_cmds=int(m[2]), drv_wakeups=int(m[3]))
 print(json.dumps(rec))

@@ -27,8 +27,10 @@ def spread(xs):
     return f"{q[0]:.0f}..{q[-1]:.0f}"
 
 
-def probe(raw, prefix):
-    recs = load(raw)
+def probe(*args):
+    *raws, prefix = args
+    raw = ", ".join(raws)
+    recs = [r for f in raws for r in load(f)]
     kernel = recs[0]["kernel"] if recs else "?"
     by = defaultdict(list)
     for r in recs:
@@ -37,13 +39,16 @@ def probe(raw, prefix):
     lats = sorted({r["latency_us"] for r in recs})
     lines = [f"# Probe time vs model admin latency ({kernel})", "",
              f"Raw data: `{raw}` ({len(recs)} loads, alternating variants, 1 ENA device).",
-             "init = module init as initcall_debug reports it (probe is synchronous inside it);",
-             "registered = insmod/modprobe start to RTM_NEWLINK; react = model's time from a posted",
-             "admin completion to the driver's next admin doorbell (median over the probe's commands);",
-             "wakeups = the driver's own poll wakeups per admin command (ours only).", ""]
+             "init = module init (probe is synchronous inside it), from the initcall tracepoints;",
+             "registered = start of module init to the last register_netdevice() return (kprobe);",
+             "admin cmds = commands the model saw during probe and the first open;",
+             "react = the model's time from a posted admin completion to the driver's next admin",
+             "doorbell (median over those commands); wakeups/cmd and admin wait = the driver's own",
+             "counters (ours only). Guest under QEMU/TCG on a shared 2-core host: absolute times",
+             "are slow and noisy, compare within a row group.", ""]
     lines.append("| latency us | variant | n | ok | init us (median, p10..p90) | registered us | "
-                 "admin cmds | react median us | wakeups/cmd | floor us (cmds x latency) |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+                 "admin cmds | react median us | wakeups/cmd | admin wait us | floor us (cmds x latency) |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
     plot = defaultdict(list)
     for lat in lats:
         for v in variants:
@@ -54,13 +59,14 @@ def probe(raw, prefix):
             reg = [r["registered_us"] for r in rs]
             cmds = med([r["admin_cmds"] for r in rs])
             react = med([r["react_med_ns"] / 1000 for r in rs])
-            wk = [r["drv_wakeups"] / r["drv_cmds"] for r in rs if r.get("drv_cmds")]
+            ours = v != "stock"
+            wk = [r["drv_wakeups"] / r["drv_cmds"] for r in rs if ours and r.get("drv_cmds")]
+            wt = [r["drv_wait_ns"] / 1000 for r in rs if ours and "drv_wait_ns" in r]
             ok = sum(1 for r in rs if r["ok"])
+            wks = f"{med(wk):.2f}" if wk else "-"
+            wts = f"{med(wt):.0f}" if wt else "-"
             lines.append(f"| {lat} | {v} | {len(rs)} | {ok} | {med(init):.0f} ({spread(init)}) | "
-                         f"{med(reg):.0f} | {cmds:.0f} | {react:.1f} | "
-                         f"{med(wk):.2f} | {cmds * lat:.0f} |" if wk else
-                         f"| {lat} | {v} | {len(rs)} | {ok} | {med(init):.0f} ({spread(init)}) | "
-                         f"{med(reg):.0f} | {cmds:.0f} | {react:.1f} | - | {cmds * lat:.0f} |")
+                         f"{med(reg):.0f} | {cmds:.0f} | {react:.1f} | {wks} | {wts} | {cmds * lat:.0f} |")
             plot[v].append((max(lat, 1), med(init), med(wk) if wk else None, cmds * max(lat, 1)))
     # ratios at each latency against stock
     lines += ["", "## Ratios (median init time, stock / variant)", "",
