@@ -1,7 +1,5 @@
 #!/bin/bash
-Q=${ENA_TOP:-/work/main}/tools/testing/vm/qmp
-fail=0
-chk() { if "$@"; then echo "ok: $*"; else echo "FAIL: $*"; fail=1; fi; }
+. "$(dirname "$0")/lib.sh"
 probe_ms() {
 	local t0 t1
 	t0=$(date +%s%N); modprobe ena; t1=$(date +%s%N)
@@ -15,13 +13,7 @@ for lat in 0 1000 5000 0; do
 	echo "admin-latency-us=$lat modprobe_ms=$ms admin_cmds(ena0)=$($Q qom-get ena0 stat-admin-cmds) react_median_ns=$($Q qom-get ena0 stat-react-median-ns)"
 	rmmod ena
 done
-modprobe ena; sleep 1
-ip netns add ns1
-ip link set eth1 netns ns1
-ip addr add 10.0.0.1/24 dev eth0; ip link set eth0 up
-ip netns exec ns1 ip addr add 10.0.0.2/24 dev eth1
-ip netns exec ns1 ip link set eth1 up
-sleep 2
+pair_up
 chk ping -q -c 2 -W 3 10.0.0.2
 echo "=== keepalive-ms=0"
 dmesg -C

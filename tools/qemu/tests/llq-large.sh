@@ -1,14 +1,7 @@
 #!/bin/bash
 # 256-byte LLQ entries (6.12: ethtool -G tx-push-buf-len 224), then traffic.
-fail=0
-chk() { if "$@"; then echo "ok: $*"; else echo "FAIL: $*"; fail=1; fi; }
-modprobe ena; sleep 1
-ip netns add ns1
-ip link set eth1 netns ns1
-ip addr add 10.0.0.1/24 dev eth0; ip link set eth0 up
-ip netns exec ns1 ip addr add 10.0.0.2/24 dev eth1
-ip netns exec ns1 ip link set eth1 up
-sleep 2
+. "$(dirname "$0")/lib.sh"
+pair_up
 chk ping -q -c 2 -W 3 10.0.0.2
 chk python3 ${ENA_TOP:-/work/main}/tools/qemu/tests/push-buf-len.py eth0 224
 ethtool -g eth0 | grep -iE "^TX:"; dmesg | grep -i "large\|llq" | tail -3

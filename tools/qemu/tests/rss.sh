@@ -1,12 +1,6 @@
 #!/bin/bash
-Q=${ENA_TOP:-/work/main}/tools/testing/vm/qmp
-modprobe ena; sleep 1
-ip netns add ns1
-ip link set eth1 netns ns1
-ip addr add 10.0.0.1/24 dev eth0; ip link set eth0 up
-ip netns exec ns1 ip addr add 10.0.0.2/24 dev eth1
-ip netns exec ns1 ip link set eth1 up
-sleep 2
+. "$(dirname "$0")/lib.sh"
+pair_up
 ethtool -l eth0 | grep Combined
 ethtool -x eth0 | head -8
 for i in 1 2 3 4 5 6 7 8; do
