@@ -46,18 +46,14 @@ dmesg -C
 $Q qom-set ena0 fault-fatal true; sleep 4; $Q qom-set ena0 fault-fatal false; sleep 4
 dmesg | grep -iE 'ena' | tail -8
 chk ping -q -c 2 -W 3 10.0.0.2
-echo "=== fault-tx-bad-reqid=1"
-dmesg -C
-$Q qom-set ena0 fault-tx-bad-reqid 1
-ping -q -c 2 -W 3 10.0.0.2 >/dev/null; sleep 5
-dmesg | grep -iE 'ena' | tail -6
-chk ping -q -c 2 -W 3 10.0.0.2
-echo "=== fault-rx-bad-reqid=1"
-dmesg -C
-$Q qom-set ena0 fault-rx-bad-reqid 1
-ping -q -c 2 -W 3 10.0.0.2 >/dev/null; sleep 5
-dmesg | grep -iE 'ena' | tail -6
-chk ping -q -c 2 -W 3 10.0.0.2
+for knob in fault-tx-bad-reqid fault-rx-bad-reqid; do
+	echo "=== $knob=1"
+	dmesg -C
+	$Q qom-set ena0 $knob 1
+	ping -q -c 2 -W 3 10.0.0.2 >/dev/null; sleep 5
+	dmesg | grep -iE 'ena' | tail -6
+	chk ping -q -c 2 -W 3 10.0.0.2
+done
 ip netns exec ns1 ip link set eth1 netns 1
 chk rmmod ena
 echo "FAILURES: $fail"
