@@ -3,6 +3,7 @@
 
   report.py probe RAW.jsonl OUTPREFIX   -> OUTPREFIX.md, OUTPREFIX-probe.png, ...
   report.py reconfig RAW.jsonl OUTPREFIX -> OUTPREFIX.md (the reconfiguration table)
+  report.py boot RAW.jsonl... OUTPREFIX  -> OUTPREFIX.md, OUTPREFIX.png (multi-device boot)
 """
 import json
 import statistics as st
@@ -181,5 +182,129 @@ def reconfig(raw, prefix):
     print(f"report: {prefix}.md")
 
 
+BOOT_VARIANTS = ["stock", "ours", "stock-async", "ours-async"]
+
+
+def pct(xs, p):
+    """p-th percentile (0..100), linear between order statistics."""
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    k = (len(xs) - 1) * p / 100
+    i = int(k)
+    return xs[i] + (xs[min(i + 1, len(xs) - 1)] - xs[i]) * (k - i)
+
+
+def boot(*args):
+    """Multi-device boot: first probe to carrier on all devices, per variant."""
+    *raws, prefix = args
+    recs = [r for f in raws for r in load(f)]
+    warm = [r for r in recs if r["rep"] == 0]
+    recs = [r for r in recs if r["rep"] > 0]
+    kernel = recs[0]["kernel"] if recs else "?"
+    ndev = recs[0]["ndev"] if recs else 0
+    lat = recs[0]["latency_us"] if recs else 0
+    loads = sorted({r.get("host_load", "?") for r in recs})
+    by = defaultdict(list)
+    for r in recs:
+        by[r["variant"]].append(r)
+    variants = [v for v in BOOT_VARIANTS if v in by] + sorted(v for v in by if v not in BOOT_VARIANTS)
+    reps = max((r["rep"] for r in recs), default=0)
+    ms = lambda us: us / 1000  # noqa: E731
+    good = lambda v, k: [r[k] for r in by[v] if r["ok"] and r[k] >= 0]  # noqa: E731
+    lines = [f"# Multi-device boot: {ndev} ENA devices, first probe to all links up ({kernel})", "",
+             f"Raw data: `{', '.join(raws)}` ({len(recs)} loads in {reps} rounds, variants alternating "
+             f"with the order rotated each round; a warm-up round of {len(warm)} loads is in the raw "
+             "data as rep 0 and left out here).",
+             f"Guest: `tools/testing/vm/run --kernel {kernel.split('.')[0]}.{kernel.split('.')[1]} --ena {ndev}` "
+             f"(2 vCPUs, QEMU/TCG), model admin latency {lat} us on every device, model defaults "
+             "otherwise (8 queue pairs, LLQ on). Host load average (1/5/15 min) when the guest started: "
+             f"{'; '.join(loads)}.", "",
+             "Each load runs the load command under a netlink listener (`ena_nl.py --up`, through "
+             "`bench/boot-nl.py`) that sets every new ena interface up the instant RTM_NEWLINK "
+             "announces it, as udev/NetworkManager would, and waits for carrier on all of them. "
+             "stock = `modprobe ena` (the distro's ena.ko), ours = `insmod ena.ko` (this tree); "
+             "-async = the same with the kernel's generic module parameter `async_probe=1`, which makes "
+             "the driver core probe each device in its own async work (the probes ran on kworkers, "
+             "see 'parallel').", "",
+             "Time zero of every load is the **first probe**: the first entry of `local_pci_probe()` "
+             "(kprobe; the PCI core calling the driver's probe routine for the first of the devices) "
+             "after the `ena_init` initcall started. It excludes reading, decompressing and linking "
+             "the module file, which differ between modprobe of the distro's .ko.xz and insmod of ours. "
+             "All times share CLOCK_MONOTONIC (trace_clock mono for the kernel events, the listener's "
+             "own clock for the netlink events).", "",
+             "- **all up**: first probe to the listener receiving carrier (IFF_LOWER_UP) on the last of "
+             "the devices (the figure of merit);",
+             "- **probes done**: first probe to the last return of `local_pci_probe()`;",
+             "- **module init**: the `ena_init` initcall, start to finish (with async_probe=1 it returns "
+             "before the probes run);",
+             "- **last newlink**: first probe to the listener seeing RTM_NEWLINK of the last device;",
+             "- **probe each**: median duration of one device's probe (entry to return on the same task);",
+             "- **parallel**: most probes in flight at once; **admin cmds**: per device, probe and first "
+             "open (the model's counter);",
+             "- **from command**: start of the load command to all up (includes module loading).", "",
+             "| variant | n | ok | all up ms (median, p10..p90) | probes done ms | module init ms | "
+             "last newlink ms | probe each ms | parallel | admin cmds/dev | from command ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for v in variants:
+        rs = by[v]
+        b = [ms(x) for x in good(v, "boot_us")]
+        fmt = lambda xs: f"{med(xs):.1f}" if xs else "-"  # noqa: E731
+        sp = f"{pct(b, 10):.1f}..{pct(b, 90):.1f}" if len(b) > 1 else "-"
+        each = [ms(d) for r in rs if r["ok"] for d in r.get("probe_dur_us", [])]
+        par = max((r.get("probe_parallel", 0) for r in rs), default=0)
+        cmds = [sum(r["admin_cmds"]) / len(r["admin_cmds"]) for r in rs if r["admin_cmds"]]
+        lines.append(
+            f"| {v} | {len(rs)} | {sum(1 for r in rs if r['ok'])} | {fmt(b)} ({sp}) | "
+            f"{fmt([ms(x) for x in good(v, 'probe_span_us')])} | {fmt([ms(x) for x in good(v, 'init_us')])} | "
+            f"{fmt([ms(max(r['newlink_us'])) for r in rs if r['ok'] and r.get('newlink_us')])} | "
+            f"{fmt(each)} | {par} | {med(cmds):.0f} | {fmt([ms(x) for x in good(v, 'load_us')])} |")
+    bad = [r for r in recs if not r["ok"] or r.get("dmesg_bad")]
+    if bad:
+        lines += ["", f"{len(bad)} loads failed or logged a kernel warning: "
+                  + ", ".join(f"{r['variant']} rep {r['rep']}" for r in bad)]
+    medb = {v: med([ms(x) for x in good(v, "boot_us")]) for v in variants}
+    pairs = [("stock", "ours"), ("stock-async", "ours-async"), ("stock", "stock-async"),
+             ("ours", "ours-async"), ("stock", "ours-async")]
+    rows = [(a, b) for a, b in pairs if a in medb and b in medb]
+    if rows:
+        lines += ["", "## Ratios (median all up, first / second)", "", "| | ratio |", "|---|---|"]
+        lines += [f"| {a} / {b} | {medb[a] / medb[b]:.2f}x |" for a, b in rows]
+    with open(prefix + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    # plot: per variant, box (p25..p75, whiskers p10..p90, median) of all up and of
+    # probes done, and every load as a point
+    dat = prefix + ".dat"
+    with open(dat, "w") as f:
+        for k in ("boot_us", "probe_span_us"):
+            for i, v in enumerate(variants):
+                xs = [ms(x) for x in good(v, k)]
+                if xs:
+                    off = -0.17 if k == "boot_us" else 0.17
+                    f.write(f"{i + off} {pct(xs, 10)} {pct(xs, 25)} {med(xs)} {pct(xs, 75)} {pct(xs, 90)}\n")
+            f.write("\n\n")
+        for k in ("boot_us", "probe_span_us"):
+            for i, v in enumerate(variants):
+                off = -0.17 if k == "boot_us" else 0.17
+                for x in good(v, k):
+                    f.write(f"{i + off} {ms(x)}\n")
+            f.write("\n\n")
+    xt = ", ".join(f'"{v}" {i}' for i, v in enumerate(variants))
+    gp = ["set terminal pngcairo size 900,600", f'set output "{prefix}.png"',
+          f'set title "{ndev} ENA devices: first probe to all links up ({kernel}, admin latency {lat} us)"',
+          "set ylabel \"ms from first probe\"", f"set xtics ({xt})", f"set xrange [-0.6:{len(variants) - 0.4}]",
+          "set yrange [0:*]", "set grid ytics", "set boxwidth 0.25", "set key left top", "set style fill empty",
+          f'plot "{dat}" index 0 using 1:3:2:6:5 with candlesticks whiskerbars lc rgb "#1f77b4" '
+          'title "all links up (p10, p25, p75, p90)", '
+          f'"{dat}" index 0 using 1:4:4:4:4 with candlesticks lw 3 lc rgb "#1f77b4" notitle, '
+          f'"{dat}" index 1 using 1:3:2:6:5 with candlesticks whiskerbars lc rgb "#d62728" '
+          'title "probes done", '
+          f'"{dat}" index 1 using 1:4:4:4:4 with candlesticks lw 3 lc rgb "#d62728" notitle, '
+          f'"{dat}" index 2 using 1:2 with points pt 7 ps 0.5 lc rgb "#1f77b4" title "each load", '
+          f'"{dat}" index 3 using 1:2 with points pt 7 ps 0.5 lc rgb "#d62728" notitle']
+    subprocess.run(["gnuplot"], input="\n".join(gp), text=True, check=True)
+    print(f"report: {prefix}.md")
+
+
 if __name__ == "__main__":
-    {"probe": probe, "reconfig": reconfig}[sys.argv[1]](*sys.argv[2:])
+    {"probe": probe, "reconfig": reconfig, "boot": boot}[sys.argv[1]](*sys.argv[2:])

@@ -2,6 +2,7 @@
 # make bench: measure side by side, in one guest per kernel, alternating
 # variants, and write bench/results/<date>-<kernel>.md plus PNG plots.
 #   BENCH_REPS (10), BENCH_LATENCIES ("0 10 50 200 1000 5000"), BENCH_KERNELS ("6.1 6.12")
+#   BENCH_PARTS ("probe reconfig boot"): which parts run, e.g. BENCH_PARTS=boot make bench
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tools/lib.sh"
@@ -9,6 +10,9 @@ cd "$top"
 make -s
 date=$(date +%Y-%m-%d)
 raw=bench/results/raw; mkdir -p "$raw"
+parts=" ${BENCH_PARTS:-probe reconfig boot} "
+part() { [[ $parts == *" $1 "* ]]; }
+if part probe; then
 for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	rel=$(ena_kernel_release "$k")
 	out=$raw/$date-$rel-probe.jsonl
@@ -19,7 +23,9 @@ for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	ENA_KO=$top/$ko BENCH_OUT=$top/$out tools/testing/vm/run --kernel "$k" --ena 1 --timeout 3600 -- bench/guest-probe.sh
 	python3 bench/report.py probe "$out" "bench/results/$date-$rel"
 done
+fi
 # reconfiguration cost, stock vs ours: one guest, 6.12, 4 vCPUs, 32 device queues
+if part reconfig; then
 rel=$(ena_kernel_release 6.12)
 out=$raw/$date-$rel-reconfig.jsonl
 : > "$out"
@@ -28,3 +34,19 @@ echo "bench: reconfiguration cost on $rel"
 tools/testing/vm/run --kernel 6.12 --ena 1 --smp 4 --ena-prop max-queues=32 --timeout 3600 \
 	-- env OUT="$top/$out" BENCH_REPS="${BENCH_REPS:-10}" bench/guest-reconfig.sh
 python3 bench/report.py reconfig "$out" "bench/results/$date-$rel-reconfig"
+fi
+# multi-device boot: 4 devices in one guest, first probe to all links up,
+# stock vs ours, each with and without async_probe=1
+if part boot; then
+for k in ${BENCH_KERNELS:-6.1 6.12}; do
+	rel=$(ena_kernel_release "$k")
+	out=$raw/$date-$rel-boot.jsonl
+	: > "$out"
+	ko=$raw/ena-$rel.ko; cp "build/$rel/ena.ko" "$ko"; strip --strip-debug "$ko"
+	echo "bench: multi-device boot on $rel"
+	# the host's load average goes into every record (the host is shared)
+	BENCH_HOST_LOAD=$(cut -d' ' -f1-3 /proc/loadavg) ENA_KO=$top/$ko BENCH_OUT=$top/$out \
+		tools/testing/vm/run --kernel "$k" --ena 4 --timeout 3600 -- bench/guest-boot.sh
+	python3 bench/report.py boot "$out" "bench/results/$date-$rel-boot"
+done
+fi

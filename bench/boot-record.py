@@ -1,0 +1,154 @@
+#!/usr/bin/python3 -S
+"""Guest side of the multi-device boot benchmark (bench/guest-boot.sh).
+
+  boot-record.py reset NDEV
+      zero the model's counters of ena0..ena<NDEV-1> (one process, not NDEV)
+  boot-record.py record TRACE NL_JSON KEY=VALUE...
+      one JSON line: the load's time line from the trace (trace_clock mono,
+      events set up by guest-boot.sh) and from boot-nl.py's JSON, plus the
+      model's counters of every device; KEY=VALUE pairs are copied in
+      (numbers become numbers). NDEV=... must be among them.
+
+Times in the record are microseconds from the first probe ("first probe" =
+the first entry of local_pci_probe(), the PCI core's call of the driver's
+probe routine, after the ena_init initcall started), except load_us, which
+is from the start of the load command (modprobe/insmod).
+"""
+import importlib.machinery
+import importlib.util
+import json
+import os
+import re
+import sys
+
+QMP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../tools/testing/vm/qmp")
+LINE = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\](?:\s+\S+)?\s+(\d+\.\d+):\s+(\w+):\s*(.*)$")
+
+
+def qmp():
+    loader = importlib.machinery.SourceFileLoader("qmp", QMP)
+    spec = importlib.util.spec_from_loader("qmp", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def qom(q, dev, prop, value=None):
+    path = "/machine/peripheral/" + dev
+    if value is None:
+        r = q.call({"execute": "qom-get", "arguments": {"path": path, "property": prop}})
+    else:
+        r = q.call({"execute": "qom-set", "arguments": {"path": path, "property": prop, "value": value}})
+    if "error" in r:
+        raise SystemExit(f"boot-record: {dev} {prop}: {r['error']}")
+    return r.get("return")
+
+
+def parse_trace(path):
+    """The events of the last ena_init in the trace, absolute mono seconds."""
+    ev = None
+    for line in open(path):
+        if line.startswith("#"):
+            continue
+        m = LINE.match(line)
+        if not m:
+            continue
+        comm, pid, t, name, rest = m[1].strip(), int(m[2]), float(m[4]), m[5], m[6]
+        if name == "initcall_start" and "ena_init" in rest:
+            ev = {"init_start": t, "init_finish": None, "probe_in": [], "probe_out": [], "reg": []}
+        elif ev is None:
+            continue
+        elif name == "initcall_finish" and "ena_init" in rest:
+            ev["init_finish"] = t
+        elif name == "ena_bprobe":
+            ev["probe_in"].append((t, pid, comm))
+        elif name == "ena_bprobe_ret":
+            r = re.search(r"ret=(\S+)", rest)
+            ev["probe_out"].append((t, pid, int(r[1], 0) if r else -1))
+        elif name == "ena_breg":
+            r = re.search(r"ret=(\S+)", rest)
+            if r and int(r[1], 0) == 0:
+                ev["reg"].append(t)
+    return ev
+
+
+def record(trace, nl_json, kv):
+    rec = {}
+    for a in kv:
+        k, v = a.split("=", 1)
+        try:
+            v = int(v)
+        except ValueError:
+            pass
+        rec[k] = v
+    ndev = rec["ndev"]
+    try:
+        nl = json.loads(nl_json)
+    except ValueError:
+        nl = {"cmd_rc": "no-json", "ifaces": {}, "t0_mono_us": -1}
+    ev = parse_trace(trace)
+    ifs = nl.get("ifaces", {})
+    rec["cmd_rc"] = nl.get("cmd_rc")
+    rec["cmd_us"] = nl.get("cmd_us")
+    ok = nl.get("cmd_rc") == 0 and len(ifs) == ndev and all("carrier_us" in v for v in ifs.values())
+    if ev and ev["probe_in"]:
+        p0 = min(t for t, _, _ in ev["probe_in"])
+        us = lambda t: int(round((t - p0) * 1e6))  # noqa: E731
+        rec["init_start_us"] = us(ev["init_start"])
+        rec["init_finish_us"] = us(ev["init_finish"]) if ev["init_finish"] else -1
+        rec["init_us"] = rec["init_finish_us"] - rec["init_start_us"] if ev["init_finish"] else -1
+        ins = sorted(ev["probe_in"])
+        outs = sorted(ev["probe_out"])
+        rec["probe_start_us"] = [us(t) for t, _, _ in ins]
+        rec["probe_end_us"] = [us(t) for t, _, _ in outs]
+        rec["probe_ret"] = [r for _, _, r in outs]
+        rec["probe_comm"] = sorted({re.sub(r"\d+", "N", c) for _, _, c in ins})
+        # each probe's duration: entry to the next return on the same task
+        durs, left = [], list(outs)
+        for t, pid, _ in ins:
+            for i, (t2, pid2, _) in enumerate(left):
+                if pid2 == pid and t2 >= t:
+                    durs.append(int(round((t2 - t) * 1e6)))
+                    del left[i]
+                    break
+        rec["probe_dur_us"] = durs
+        # how many probes ran at once, at most
+        edges = sorted([(t, 1) for t, _, _ in ins] + [(t, -1) for t, _, _ in outs])
+        cur = peak = 0
+        for _, d in edges:
+            cur += d
+            peak = max(peak, cur)
+        rec["probe_parallel"] = peak
+        rec["probe_span_us"] = us(max(t for t, _, _ in outs)) if outs else -1
+        rec["registered_us"] = sorted(us(t) for t in ev["reg"])
+        t0 = nl.get("t0_mono_us", -1) / 1e6
+        rel = lambda k: sorted(us(t0 + v[k] / 1e6) for v in ifs.values() if k in v)  # noqa: E731
+        rec["newlink_us"] = rel("newlink_us")
+        rec["up_sent_us"] = rel("up_sent_us")
+        rec["carrier_us"] = rel("carrier_us")
+        rec["first_probe_from_cmd_us"] = int(round((p0 - t0) * 1e6))
+        rec["boot_us"] = max(rec["carrier_us"]) if ok and rec["carrier_us"] else -1
+        ok = ok and len(ins) == ndev and len(outs) == ndev and all(r == 0 for r in rec["probe_ret"]) \
+            and t0 > 0
+    else:
+        ok = False
+    rec["load_us"] = max((v.get("carrier_us", -1) for v in ifs.values()), default=-1)
+    q = qmp()
+    rec["admin_cmds"] = [qom(q, f"ena{d}", "stat-admin-cmds") for d in range(ndev)]
+    rec["ok"] = bool(ok)
+    print(json.dumps(rec, sort_keys=True))
+
+
+def main():
+    if sys.argv[1] == "reset":
+        q = qmp()
+        for d in range(int(sys.argv[2])):
+            qom(q, f"ena{d}", "stat-reset", True)
+    elif sys.argv[1] == "record":
+        record(sys.argv[2], sys.argv[3], sys.argv[4:])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+#!/bin/bash
+# Runs inside one guest (tools/testing/vm/run --ena 4): multi-device boot.
+# Each load: the driver is loaded with a netlink listener (ena_nl.py, via
+# boot-nl.py) that sets every new ena interface up the instant RTM_NEWLINK
+# announces it; the load ends when all $ENA_NDEV interfaces have carrier.
+# Variants, alternating (the order rotates every round): stock (modprobe ena),
+# ours (insmod $ENA_KO), and each with the kernel's generic module parameter
+# async_probe=1 (every device probes in its own async work).
+# One JSON line per load to $BENCH_OUT; round 0 is a warm-up (page cache,
+# module files), kept in the raw data with rep=0 and left out of the report.
+#   BENCH_REPS (10), BENCH_BOOT_VARIANTS, BENCH_BOOT_LATENCY (model admin
+#   latency in us, 50)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+st=$here/../tools/testing/selftests/drivers/net/ena
+. "$st/ena_lib.sh"
+reps=${BENCH_REPS:-10}
+variants=(${BENCH_BOOT_VARIANTS:-stock ours stock-async ours-async})
+lat=${BENCH_BOOT_LATENCY:-50}
+out=${BENCH_OUT:?}
+ndev=$ENA_NDEV
+
+load_cmd() {
+	local a=
+	case $1 in *-async) a=async_probe=1;; esac
+	case $1 in
+	stock*) echo "modprobe ena $a";;
+	ours*) echo "insmod $ENA_KO $a";;
+	esac
+}
+
+# The time line, on CLOCK_MONOTONIC (trace_clock mono) so that the netlink
+# listener's user-space times land on it: module init (initcall
+# tracepoints), each entry to and return from local_pci_probe() (the PCI
+# core calling the driver's probe, on whichever task runs it) and each
+# register_netdevice() return.
+boot_trace_setup() {
+	[ -d $TR/events ] || mount -t tracefs tracefs $TR
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/enable
+	echo > $TR/kprobe_events
+	echo mono > $TR/trace_clock || return 1
+	echo 'p:ena_bprobe local_pci_probe' >> $TR/kprobe_events || return 1
+	echo 'r:ena_bprobe_ret local_pci_probe ret=$retval' >> $TR/kprobe_events || return 1
+	echo 'r:ena_breg register_netdevice ret=$retval' >> $TR/kprobe_events || return 1
+	echo 1 > $TR/events/kprobes/enable
+	echo 1 > $TR/events/initcall/initcall_start/enable
+	echo 1 > $TR/events/initcall/initcall_finish/enable
+	echo > $TR/trace
+	echo 1 > $TR/tracing_on
+}
+
+boot_trace_teardown() {
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/enable 2>/dev/null
+	echo > $TR/kprobe_events 2>/dev/null
+	echo local > $TR/trace_clock 2>/dev/null
+	echo > $TR/trace
+}
+
+[ -f "$ENA_KO" ] || { echo "bench: no $ENA_KO" >&2; exit 1; }
+ena_unload
+for ((d = 0; d < ndev; d++)); do model_set ena$d admin-latency-us "$lat"; done
+boot_trace_setup || { echo "bench: no kprobe tracing" >&2; exit 1; }
+trap boot_trace_teardown EXIT
+nv=${#variants[@]}
+for ((r = 0; r <= reps; r++)); do
+	for ((i = 0; i < nv; i++)); do
+		v=${variants[$(( (i + r) % nv ))]}
+		"$here/boot-record.py" reset "$ndev"
+		dmesg -C
+		echo > $TR/trace
+		j=$("$here/boot-nl.py" --up --count "$ndev" --timeout 60 -- $(load_cmd "$v"))
+		bad=$(dmesg | grep -cE 'BUG|WARNING|Oops|Call Trace')
+		"$here/boot-record.py" record $TR/trace "$j" kernel="$(uname -r)" variant="$v" \
+			rep=$r ndev="$ndev" latency_us="$lat" dmesg_bad="$bad" \
+			host_load="${BENCH_HOST_LOAD:-?}" >> "$out"
+		ena_unload || { echo "bench: rmmod failed after $v" >&2; exit 1; }
+		sleep 0.2
+	done
+	echo "# boot: round $r of $reps done" >&2
+done
