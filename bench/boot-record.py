@@ -55,7 +55,8 @@ def parse_trace(path):
             continue
         comm, pid, t, name, rest = m[1].strip(), int(m[2]), float(m[4]), m[5], m[6]
         if name == "initcall_start" and "ena_init" in rest:
-            ev = {"init_start": t, "init_finish": None, "probe_in": [], "probe_out": [], "reg": []}
+            ev = {"init_start": t, "init_finish": None, "probe_in": [], "probe_out": [], "reg": [],
+                  "open_in": [], "open_out": []}
         elif ev is None:
             continue
         elif name == "initcall_finish" and "ena_init" in rest:
@@ -65,11 +66,28 @@ def parse_trace(path):
         elif name == "ena_bprobe_ret":
             r = re.search(r"ret=(\S+)", rest)
             ev["probe_out"].append((t, pid, int(r[1], 0) if r else -1))
+        elif name == "ena_bopen":
+            ev["open_in"].append((t, pid, comm))
+        elif name == "ena_bopen_ret":
+            r = re.search(r"ret=(\S+)", rest)
+            ev["open_out"].append((t, pid, int(r[1], 0) if r else -1))
         elif name == "ena_breg":
             r = re.search(r"ret=(\S+)", rest)
             if r and int(r[1], 0) == 0:
                 ev["reg"].append(t)
     return ev
+
+
+def durations(ins, outs):
+    """Entry to the next return on the same task, per entry (us)."""
+    durs, left = [], list(outs)
+    for t, pid, _ in ins:
+        for i, (t2, pid2, _) in enumerate(left):
+            if pid2 == pid and t2 >= t:
+                durs.append(int(round((t2 - t) * 1e6)))
+                del left[i]
+                break
+    return durs
 
 
 def record(trace, nl_json, kv):
@@ -103,15 +121,10 @@ def record(trace, nl_json, kv):
         rec["probe_end_us"] = [us(t) for t, _, _ in outs]
         rec["probe_ret"] = [r for _, _, r in outs]
         rec["probe_comm"] = sorted({re.sub(r"\d+", "N", c) for _, _, c in ins})
-        # each probe's duration: entry to the next return on the same task
-        durs, left = [], list(outs)
-        for t, pid, _ in ins:
-            for i, (t2, pid2, _) in enumerate(left):
-                if pid2 == pid and t2 >= t:
-                    durs.append(int(round((t2 - t) * 1e6)))
-                    del left[i]
-                    break
-        rec["probe_dur_us"] = durs
+        rec["probe_dur_us"] = durations(ins, outs)
+        # the opens (ndo_open under RTNL), one after the other
+        rec["open_dur_us"] = durations(sorted(ev["open_in"]), sorted(ev["open_out"]))
+        rec["open_end_us"] = [us(t) for t, _, _ in sorted(ev["open_out"])]
         # how many probes ran at once, at most
         edges = sorted([(t, 1) for t, _, _ in ins] + [(t, -1) for t, _, _ in outs])
         cur = peak = 0

@@ -32,8 +32,9 @@ load_cmd() {
 # The time line, on CLOCK_MONOTONIC (trace_clock mono) so that the netlink
 # listener's user-space times land on it: module init (initcall
 # tracepoints), each entry to and return from local_pci_probe() (the PCI
-# core calling the driver's probe, on whichever task runs it) and each
-# register_netdevice() return.
+# core calling the driver's probe, on whichever task runs it), each
+# register_netdevice() return, and each __dev_open() (the listener's "up",
+# which runs the driver's ndo_open under RTNL).
 boot_trace_setup() {
 	[ -d $TR/events ] || mount -t tracefs tracefs $TR
 	echo 0 > $TR/tracing_on
@@ -43,6 +44,8 @@ boot_trace_setup() {
 	echo 'p:ena_bprobe local_pci_probe' >> $TR/kprobe_events || return 1
 	echo 'r:ena_bprobe_ret local_pci_probe ret=$retval' >> $TR/kprobe_events || return 1
 	echo 'r:ena_breg register_netdevice ret=$retval' >> $TR/kprobe_events || return 1
+	echo 'p:ena_bopen __dev_open' >> $TR/kprobe_events || return 1
+	echo 'r:ena_bopen_ret __dev_open ret=$retval' >> $TR/kprobe_events || return 1
 	echo 1 > $TR/events/kprobes/enable
 	echo 1 > $TR/events/initcall/initcall_start/enable
 	echo 1 > $TR/events/initcall/initcall_finish/enable

@@ -240,25 +240,28 @@ def boot(*args):
              "before the probes run);",
              "- **last newlink**: first probe to the listener seeing RTM_NEWLINK of the last device;",
              "- **probe each**: median duration of one device's probe (entry to return on the same task);",
+             "- **open each**: median duration of one `__dev_open()` (the listener's up: the driver's "
+             "ndo_open, under RTNL, so the opens of the devices never overlap);",
              "- **parallel**: most probes in flight at once; **admin cmds**: per device, probe and first "
              "open (the model's counter);",
              "- **from command**: start of the load command to all up (includes module loading).", "",
              "| variant | n | ok | all up ms (median, p10..p90) | probes done ms | module init ms | "
-             "last newlink ms | probe each ms | parallel | admin cmds/dev | from command ms |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "last newlink ms | probe each ms | open each ms | parallel | admin cmds/dev | from command ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for v in variants:
         rs = by[v]
         b = [ms(x) for x in good(v, "boot_us")]
         fmt = lambda xs: f"{med(xs):.1f}" if xs else "-"  # noqa: E731
         sp = f"{pct(b, 10):.1f}..{pct(b, 90):.1f}" if len(b) > 1 else "-"
         each = [ms(d) for r in rs if r["ok"] for d in r.get("probe_dur_us", [])]
+        opens = [ms(d) for r in rs if r["ok"] for d in r.get("open_dur_us", [])]
         par = max((r.get("probe_parallel", 0) for r in rs), default=0)
         cmds = [sum(r["admin_cmds"]) / len(r["admin_cmds"]) for r in rs if r["admin_cmds"]]
         lines.append(
             f"| {v} | {len(rs)} | {sum(1 for r in rs if r['ok'])} | {fmt(b)} ({sp}) | "
             f"{fmt([ms(x) for x in good(v, 'probe_span_us')])} | {fmt([ms(x) for x in good(v, 'init_us')])} | "
             f"{fmt([ms(max(r['newlink_us'])) for r in rs if r['ok'] and r.get('newlink_us')])} | "
-            f"{fmt(each)} | {par} | {med(cmds):.0f} | {fmt([ms(x) for x in good(v, 'load_us')])} |")
+            f"{fmt(each)} | {fmt(opens)} | {par} | {med(cmds):.0f} | {fmt([ms(x) for x in good(v, 'load_us')])} |")
     bad = [r for r in recs if not r["ok"] or r.get("dmesg_bad")]
     if bad:
         lines += ["", f"{len(bad)} loads failed or logged a kernel warning: "

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Does our driver pass the selftests when every device probes asynchronously?
+# Runs each tests.list line for the driver (ENA_DRIVER, default ours) in its
+# own guest, like make test, but with the kernel's default for modules set to
+# async probing first (/sys/module/module/parameters/async_probe, the
+# runtime knob of module.async_probe=1: an insmod/modprobe without
+# async_probe= then probes every device in its own async work).
+#   BENCH_KERNELS ("6.12"), ENA_DRIVER (ours), ENA_TEST_ONLY (all)
+# Ends with "N passed, N failed" over the KTAP lines; logs in build/test-logs/async-*.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tools/lib.sh"
+cd "$top"
+st=tools/testing/selftests/drivers/net/ena
+drv=${ENA_DRIVER:-ours}
+log=build/test-logs; mkdir -p "$log"
+pass=0 fail=0
+tmo=$(sed -n 's/^timeout=//p' "$st/settings" 2>/dev/null); tmo=${tmo:-600}
+for k in ${BENCH_KERNELS:-6.12}; do
+	while read -r name ndev drivers extra; do
+		case $name in ''|'#'*) continue;; esac
+		[[ ",$drivers," == *",$drv,"* ]] || continue
+		[ -n "${ENA_TEST_ONLY:-}" ] && [[ " $ENA_TEST_ONLY " != *" $name "* ]] && continue
+		envs=() ropts=() tk="6.1 6.12"
+		for x in $extra; do
+			case $x in
+			KERNELS=*) tk=${x#KERNELS=}; tk=${tk//,/ };;
+			--*=*) ropts+=("${x%%=*}" "${x#*=}");;
+			*=*) envs+=("$x");;
+			esac
+		done
+		[[ " $tk " == *" $k "* ]] || continue
+		out=$log/async-${name%.*}-$k-$drv.ktap
+		echo "=== $name [$k, $drv, async probe${extra:+, $extra}]"
+		env "${envs[@]}" ENA_DRIVER="$drv" tools/testing/vm/run --kernel "$k" --ena "$ndev" \
+			--timeout "$tmo" "${ropts[@]}" -- sh -c \
+			'echo 1 > /sys/module/module/parameters/async_probe && exec "$0"' "$top/$st/$name" \
+			> "$out" 2>&1
+		rc=$?
+		p=$(grep -cE '^ok [0-9]+ ' "$out"); f=$(grep -cE '^not ok [0-9]+ ' "$out")
+		[ $rc != 0 ] && [ "$f" = 0 ] && f=1
+		grep -E '^(not ok|# Totals)' "$out"
+		pass=$((pass + p)) fail=$((fail + f))
+	done < "$st/tests.list"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
