@@ -38,7 +38,7 @@ for lat in $lat_list; do
 			wait_ns=$(cat /sys/kernel/debug/ena/*/stats 2>/dev/null | awk '$1 ~ /^admin_wait_total_ns:?$/ {print $2; exit}')
 			mapfile -t m < <("$QMP" qom-get ena0 stat-admin-cmds stat-react-count \
 				stat-react-median-ns stat-react-p90-ns stat-react-max-ns)
-			python3 - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" "${kreg_us:--1}" \
+			python3 -S - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" "${kreg_us:--1}" \
 				"${m[@]}" "$(uname -r)" "${wait_ns:--1}" >> "$out" <<'PY'
 import json, re, sys
 j = json.loads(sys.argv[1])

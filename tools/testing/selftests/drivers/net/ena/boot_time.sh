@@ -27,7 +27,7 @@ for ((i = 1; i <= loads; i++)); do
 	j=$("$here/ena_nl.py" --up --count "$ENA_NDEV" --timeout 30 -- "${load[@]}")
 	c1=$(model_get ena0 stat-admin-cmds 2>/dev/null)
 	read -r init_us kreg_us nreg <<< "$(ktime_read)"
-	line=$(python3 -c '
+	line=$(python3 -S -c '
 import json, sys
 j = json.loads(sys.argv[1])
 ifs = j["ifaces"]

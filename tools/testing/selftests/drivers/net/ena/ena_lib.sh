@@ -118,25 +118,31 @@ pair_setup() {
 	mapfile -t ifs < <(ena_ifaces)
 	[ "${#ifs[@]}" -ge 2 ] || return 1
 	A=${ifs[0]} B=${ifs[1]}
+	# a new namespace takes init_net's "all"/"default" IPv6 settings, so
+	# no DAD there either; one ip(8) per namespace (every exec costs tens
+	# of ms under TCG)
+	sysctl -qw net.core.devconf_inherit_init_net=1 \
+		net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
 	ip netns add ena-peer || return 1
 	ip link set "$B" netns ena-peer || return 1
-	ip netns exec ena-peer ip link set lo up
-	sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-	ip netns exec ena-peer sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-	ip addr add 10.77.0.1/24 dev "$A"
-	ip -6 addr add fd77::1/64 dev "$A" nodad
-	ip netns exec ena-peer ip addr add 10.77.0.2/24 dev "$B"
-	ip netns exec ena-peer ip -6 addr add fd77::2/64 dev "$B" nodad
-	ip link set "$A" up
-	ip netns exec ena-peer ip link set "$B" up
+	ip -n ena-peer -b - <<-EOF || return 1
+		link set lo up
+		addr add 10.77.0.2/24 dev $B
+		addr add fd77::2/64 dev $B nodad
+		link set $B up
+	EOF
+	ip -b - <<-EOF || return 1
+		addr add 10.77.0.1/24 dev $A
+		addr add fd77::1/64 dev $A nodad
+		link set $A up
+	EOF
 }
 
 # pair_teardown: bring the peer interface home so the module can unload
 pair_teardown() {
-	if ip netns list 2>/dev/null | grep -q '^ena-peer'; then
-		[ -n "${B:-}" ] && ip netns exec ena-peer ip link set "$B" netns 1 2>/dev/null
-		ip netns del ena-peer
-	fi
+	[ -e /run/netns/ena-peer ] || return 0
+	[ -n "${B:-}" ] && ip -n ena-peer link set "$B" netns 1 2>/dev/null
+	ip netns del ena-peer
 }
 
 # ping_ok [count]: IPv4 ping from here to the peer
@@ -170,7 +176,7 @@ ktime_setup() {
 # ktime_read: "init_us registered_us" of the last ena_init in the trace
 # (registered = last netdev registration, from the start of module init)
 ktime_read() {
-	python3 - $TR/trace <<'PY'
+	python3 -S - $TR/trace <<'PY'
 import re, sys
 start = finish = None
 regs = []

@@ -1,5 +1,7 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3 -S
 # SPDX-License-Identifier: GPL-2.0
+# (-S: only the standard library is used, and under TCG the host's site .pth
+# hooks cost about half a second per start)
 """Watch rtnetlink while a command loads or binds a driver.
 
   ena_nl.py [--up] [--flap] [--count N] [--timeout S] -- CMD...
