@@ -50,10 +50,12 @@ static int ena_poll_show(struct seq_file *s, void *unused)
 	for (k = 0; k < ENA_WAIT_KINDS; k++) {
 		const struct ena_wait_stats *w = &p->stats[k];
 
-		seq_printf(s, "%s waits %llu wakeups %llu total_ns %llu max_ns %llu timeouts %llu\n",
+		seq_printf(s, "%s waits %llu wakeups %llu total_ns %llu max_ns %llu timeouts %llu sleep_asked_ns %llu sleep_ns %llu\n",
 			   ena_wait_kind_name(k), READ_ONCE(w->waits),
 			   READ_ONCE(w->wakeups), READ_ONCE(w->total_ns),
-			   READ_ONCE(w->max_ns), READ_ONCE(w->timeouts));
+			   READ_ONCE(w->max_ns), READ_ONCE(w->timeouts),
+			   READ_ONCE(w->sleep_asked_ns),
+			   READ_ONCE(w->sleep_ns));
 	}
 	return 0;
 }

@@ -145,8 +145,8 @@ int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
 	struct ena_wait_stats *st = &p->stats[kind];
 	ktime_t start = ktime_get();
 	ktime_t deadline = ktime_add_us(start, timeout_us);
-	u64 wakeups = 0, ns;
-	u32 sleep_us = p->first_us;
+	u64 wakeups = 0, ns, asked_ns = 0, slept_ns = 0;
+	u32 sleep_us = p->first_us, us;
 	int rc = 0;
 
 	while (!done(ctx)) {
@@ -161,7 +161,10 @@ int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
 			break;
 		}
 		left_us = ktime_us_delta(deadline, now);
-		ena_poll_sleep(min_t(s64, sleep_us, max_t(s64, left_us, 1)));
+		us = min_t(s64, sleep_us, max_t(s64, left_us, 1));
+		ena_poll_sleep(us);
+		asked_ns += (u64)us * NSEC_PER_USEC;
+		slept_ns += ktime_to_ns(ktime_sub(ktime_get(), now));
 		wakeups++;
 		sleep_us = ena_poll_next_us(p, sleep_us);
 	}
@@ -170,6 +173,8 @@ int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
 	WRITE_ONCE(st->waits, st->waits + 1);
 	WRITE_ONCE(st->wakeups, st->wakeups + wakeups);
 	WRITE_ONCE(st->total_ns, st->total_ns + ns);
+	WRITE_ONCE(st->sleep_asked_ns, st->sleep_asked_ns + asked_ns);
+	WRITE_ONCE(st->sleep_ns, st->sleep_ns + slept_ns);
 	if (ns > st->max_ns)
 		WRITE_ONCE(st->max_ns, ns);
 	if (rc) {

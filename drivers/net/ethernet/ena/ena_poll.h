@@ -50,6 +50,9 @@ enum ena_wait_kind {
  * @total_ns: summed wall time of all waits
  * @max_ns: the longest single wait
  * @timeouts: waits that gave up
+ * @sleep_asked_ns: sum of the sleeps the policy asked for
+ * @sleep_ns: sum of the time those sleeps really took (the difference is
+ *	the timer and scheduler overshoot each wakeup pays)
  */
 struct ena_wait_stats {
 	u64 waits;
@@ -57,6 +60,8 @@ struct ena_wait_stats {
 	u64 total_ns;
 	u64 max_ns;
 	u64 timeouts;
+	u64 sleep_asked_ns;
+	u64 sleep_ns;
 };
 
 struct ena_poll {

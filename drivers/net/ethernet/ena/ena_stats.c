@@ -63,6 +63,10 @@ static void ena_emit_wait(const struct ena_wait_stats *w, const char *kind,
 	emit(ctx, name, READ_ONCE(w->max_ns));
 	snprintf(name, sizeof(name), "%s_timeouts", kind);
 	emit(ctx, name, READ_ONCE(w->timeouts));
+	snprintf(name, sizeof(name), "%s_sleep_asked_ns", kind);
+	emit(ctx, name, READ_ONCE(w->sleep_asked_ns));
+	snprintf(name, sizeof(name), "%s_sleep_ns", kind);
+	emit(ctx, name, READ_ONCE(w->sleep_ns));
 }
 
 /**
