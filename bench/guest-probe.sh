@@ -37,12 +37,14 @@ for lat in $lat_list; do
 			# our driver's own account of its admin waits (debugfs)
 			wait_ns=$(cat /sys/kernel/debug/ena/*/stats 2>/dev/null | awk '$1 ~ /^admin_wait_total_ns:?$/ {print $2; exit}')
 			# what the admin sleeps were asked to take and really took
-			read -r asked_ns slept_ns <<< "$(cat /sys/kernel/debug/ena/*/stats 2>/dev/null |
-				awk '$1 ~ /^admin_sleep_asked_ns:?$/ {a=$2} $1 ~ /^admin_sleep_ns:?$/ {s=$2} END {print a+0, s+0}')"
+			# (probe and first open, like wait_ns)
+			read -r asked_ns slept_ns sleeps <<< "$(cat /sys/kernel/debug/ena/*/stats 2>/dev/null |
+				awk '$1 ~ /^admin_sleep_asked_ns:?$/ {a=$2} $1 ~ /^admin_sleep_ns:?$/ {s=$2}
+				     $1 ~ /^admin_poll_wakeups:?$/ {w=$2} END {print a+0, s+0, w+0}')"
 			mapfile -t m < <("$QMP" qom-get ena0 stat-admin-cmds stat-react-count \
 				stat-react-median-ns stat-react-p90-ns stat-react-max-ns)
 			python3 -S - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" "${kreg_us:--1}" \
-				"${m[@]}" "$(uname -r)" "${wait_ns:--1}" "${asked_ns:-0}" "${slept_ns:-0}" >> "$out" <<'PY'
+				"${m[@]}" "$(uname -r)" "${wait_ns:--1}" "${asked_ns:-0}" "${slept_ns:-0}" "${sleeps:-0}" >> "$out" <<'PY'
 import json, re, sys
 j = json.loads(sys.argv[1])
 ifs = j["ifaces"].values()
@@ -62,6 +64,7 @@ if int(sys.argv[14]) >= 0:
     rec["drv_wait_ns"] = int(sys.argv[14])
     rec["drv_sleep_asked_ns"] = int(sys.argv[15])
     rec["drv_sleep_ns"] = int(sys.argv[16])
+    rec["drv_sleeps"] = int(sys.argv[17])
 if m:
     rec.update(probe_us=int(m[1]), drv_cmds=int(m[2]), drv_wakeups=int(m[3]))
 print(json.dumps(rec))
