@@ -45,13 +45,15 @@ def probe(*args):
              "admin cmds = commands the model saw during probe and the first open;",
              "react = the model's time from a posted admin completion to the driver's next admin",
              "doorbell (median over those commands); wakeups/cmd and admin wait = the driver's own",
-             "counters (ours only). Guest under QEMU/TCG on a shared 2-core host: absolute times",
-             "are slow and noisy, compare within a row group.",
+             "counters (ours only); sleep asked/taken = the mean sleep per wakeup the wait policy",
+             "asked for and what it really took (timer and scheduler overshoot), probe and first",
+             "open. Guest under QEMU/TCG on a 2-core host: absolute times are slow and noisy,",
+             "compare within a row group.",
              "The floor of init at latency L is (probe commands) x L: probe sends 18 admin",
              "commands (stock) or 16 (ours); the plot draws 16 x L.", ""]
     lines.append("| latency us | variant | n | ok | init us (median, p10..p90) | registered us | "
-                 "admin cmds | react median us | wakeups/cmd | admin wait us |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+                 "admin cmds | react median us | wakeups/cmd | admin wait us | sleep asked/taken us |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
     plot = defaultdict(list)
     for lat in lats:
         for v in variants:
@@ -68,8 +70,14 @@ def probe(*args):
             ok = sum(1 for r in rs if r["ok"])
             wks = f"{med(wk):.2f}" if wk else "-"
             wts = f"{med(wt):.0f}" if wt else "-"
+            sl = [r for r in rs if ours and r.get("drv_sleeps")]
+            sls = "-"
+            if sl:
+                asked = med([r["drv_sleep_asked_ns"] / r["drv_sleeps"] / 1000 for r in sl])
+                taken = med([r["drv_sleep_ns"] / r["drv_sleeps"] / 1000 for r in sl])
+                sls = f"{asked:.0f}/{taken:.0f}"
             lines.append(f"| {lat} | {v} | {len(rs)} | {ok} | {med(init):.0f} ({spread(init)}) | "
-                         f"{med(reg):.0f} | {cmds:.0f} | {react:.1f} | {wks} | {wts} |")
+                         f"{med(reg):.0f} | {cmds:.0f} | {react:.1f} | {wks} | {wts} | {sls} |")
             plot[v].append((max(lat, 1), med(init), med(wk) if wk else None, 16 * max(lat, 1)))
     # ratios at each latency against stock
     lines += ["", "## Ratios (median init time, stock / variant)", "",
@@ -87,6 +95,24 @@ def probe(*args):
             rs = by.get((v, lat))
             row.append(f"{sm / med([r['init_us'] for r in rs]):.2f}x" if rs else "-")
         lines.append(f"| {lat} | " + " | ".join(row) + " |")
+    # the driver issue's targets: probe (to netdev registered) of ours against
+    # stock and against ours replaying the old fixed 5 ms sleep
+    tgt = [lat for lat in lats if by.get(("ours", lat))]
+    if tgt:
+        lines += ["", "## Probe to netdev registered: ours against stock and against ours-fixed5ms", "",
+                  "| latency us | ours ms | stock ms | ours/stock | ours-fixed5ms ms | ours/fixed5ms |",
+                  "|---|---|---|---|---|---|"]
+        for lat in tgt:
+            o = med([r["registered_us"] for r in by[("ours", lat)]])
+            cells = [f"{o / 1000:.2f}"]
+            for v in ("stock", "ours-fixed5ms"):
+                rs = by.get((v, lat))
+                if rs:
+                    m = med([r["registered_us"] for r in rs])
+                    cells += [f"{m / 1000:.2f}", f"{o / m:.3f}"]
+                else:
+                    cells += ["-", "-"]
+            lines.append(f"| {lat} | " + " | ".join(cells) + " |")
     with open(prefix + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     # plots
