@@ -74,6 +74,7 @@ enum ena_flag {
 	ENA_F_DEV_QUIESCED,	/* dead device reset: no DMA until re-init */
 	ENA_F_RSS_PUSHED,	/* hash function and input sent */
 	ENA_F_LIVE,		/* probe done with setup: resets allowed */
+	ENA_F_NAPI_UNSYNCED,	/* a NAPI was deleted, no grace period since */
 	ENA_F_REMOVING,
 };
 
@@ -367,6 +368,7 @@ int ena_qp_alloc(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth);
 int ena_qp_start(struct ena_adapter *a, u16 qid);
 void ena_qp_stop(struct ena_adapter *a, u16 qid);
 void ena_qp_free(struct ena_adapter *a, u16 qid);
+int ena_qp_replace(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth);
 u32 ena_rx_buf_len_for_mtu(u32 mtu);
 
 /* ena_txrx.c: datapath */

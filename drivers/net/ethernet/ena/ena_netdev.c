@@ -212,32 +212,20 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 	return 0;
 }
 
-/* Rebuild one running queue with new depths; on failure try the old ones */
+/* New depths for one running queue; on failure it keeps the old ones */
 static int ena_qp_rebuild(struct ena_adapter *a, u16 q, u32 tx, u32 rx)
 {
-	u32 old_tx = a->qps[q].tx.depth, old_rx = a->qps[q].rx.depth;
+	struct ena_qp *qp = &a->qps[q];
 	int rc;
 
-	ena_qp_stop(a, q);
-	ena_qp_free(a, q);
-	rc = ena_qp_alloc(a, q, tx, rx);
-	if (!rc) {
-		ena_qp_set_slots(a, &a->qps[q]);
-		rc = ena_qp_start(a, q);
-		if (!rc)
-			return 0;
-		ena_qp_free(a, q);
-	}
+	rc = ena_qp_replace(a, q, tx, rx);
+	if (!rc)
+		return 0;
 	netdev_warn(a->netdev, "queue %u: rings %u/%u failed (%d), keeping %u/%u\n",
-		    q, tx, rx, rc, old_tx, old_rx);
-	if (!ena_qp_alloc(a, q, old_tx, old_rx)) {
-		ena_qp_set_slots(a, &a->qps[q]);
-		if (!ena_qp_start(a, q))
-			return rc;
-		ena_qp_free(a, q);
-	}
-	ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
-			   "queue rebuild failed");
+		    q, tx, rx, rc, qp->tx.depth, qp->rx.depth);
+	if (!ena_rt_qp_up(qp))
+		ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
+				   "queue rebuild failed");
 	return rc;
 }
 
@@ -248,9 +236,10 @@ static int ena_qp_rebuild(struct ena_adapter *a, u16 q, u32 tx, u32 rx)
  * @rx: new RX depth
  * @extack: for the error message
  *
- * Each running queue is stopped, reallocated and restarted in turn while
- * the others keep passing traffic; a queue that cannot take the new size
- * goes back to its old size.
+ * Each running queue in turn gets its new rings allocated, then is stopped,
+ * switched to them and restarted (ena_qp_replace()), while the others keep
+ * passing traffic: at most one queue is down at any moment.  A queue that
+ * cannot take the new size keeps its old size.
  *
  * Return: 0, or the first error (some queues may have the old size).
  */

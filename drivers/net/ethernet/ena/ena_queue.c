@@ -3,15 +3,19 @@
  * One queue pair's memory life cycle, shaped like the core's queue
  * management ops:
  *
- *   ena_qp_alloc()  host memory: rings, buffer-info arrays, page_pool, NAPI
- *   ena_qp_start()  device side: CREATE_CQ/SQ for TX and RX, IRQ, RX fill
- *   ena_qp_stop()   the reverse of start; buffers go back, rings stay
- *   ena_qp_free()   the reverse of alloc
+ *   ena_qp_alloc()    host memory: rings, buffer-info arrays, page_pool, NAPI
+ *   ena_qp_start()    device side: CREATE_CQ/SQ for TX and RX, IRQ, RX fill
+ *   ena_qp_stop()     the reverse of start; buffers go back, rings stay
+ *   ena_qp_free()     the reverse of alloc
+ *   ena_qp_replace()  new depths for a running queue: allocate the new
+ *                     memory first, then stop, swap, start, free the old,
+ *                     so a failed allocation leaves the queue running
  *
  * Probe allocates none of this; ndo_open allocs+starts the configured
  * queues, ndo_stop stops+frees them, and ethtool -L/-G touch only the queues
  * that change.  Memory is taken on the NUMA node of the queue's CPU.  All
- * four run under RTNL (or in probe/remove/reset, which exclude each other).
+ * of these run under RTNL (or in probe/remove/reset, which exclude each
+ * other).
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
@@ -61,10 +65,8 @@ u32 ena_rx_buf_len_for_mtu(u32 mtu)
 	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 }
 
-static void ena_txq_free_mem(struct ena_qp *qp)
+static void ena_txq_free_mem(struct ena_qp *qp, struct ena_txq *tx)
 {
-	struct ena_txq *tx = &qp->tx;
-
 	kvfree(tx->bufs);
 	kvfree(tx->free_ids);
 	kfree(tx->bounce);
@@ -79,10 +81,9 @@ static void ena_txq_free_mem(struct ena_qp *qp)
 	tx->descs = NULL;
 }
 
-static int ena_txq_alloc_mem(struct ena_qp *qp, u32 depth)
+static int ena_txq_alloc_mem(struct ena_qp *qp, struct ena_txq *tx, u32 depth)
 {
 	struct ena_adapter *a = qp->adapter;
-	struct ena_txq *tx = &qp->tx;
 
 	tx->depth = depth;
 	tx->llq = a->llq.enabled;
@@ -108,14 +109,12 @@ static int ena_txq_alloc_mem(struct ena_qp *qp, u32 depth)
 		goto err;
 	return 0;
 err:
-	ena_txq_free_mem(qp);
+	ena_txq_free_mem(qp, tx);
 	return -ENOMEM;
 }
 
-static void ena_rxq_free_mem(struct ena_qp *qp)
+static void ena_rxq_free_mem(struct ena_qp *qp, struct ena_rxq *rx)
 {
-	struct ena_rxq *rx = &qp->rx;
-
 	if (rx->pool)
 		page_pool_destroy(rx->pool);
 	kvfree(rx->bufs);
@@ -131,10 +130,9 @@ static void ena_rxq_free_mem(struct ena_qp *qp)
 	rx->descs = NULL;
 }
 
-static int ena_rxq_alloc_mem(struct ena_qp *qp, u32 depth)
+static int ena_rxq_alloc_mem(struct ena_qp *qp, struct ena_rxq *rx, u32 depth)
 {
 	struct ena_adapter *a = qp->adapter;
-	struct ena_rxq *rx = &qp->rx;
 	struct page_pool_params pp = {
 		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
 		.order = 0,
@@ -164,8 +162,23 @@ static int ena_rxq_alloc_mem(struct ena_qp *qp, u32 depth)
 	rx->pool = pool;
 	return 0;
 err:
-	ena_rxq_free_mem(qp);
+	ena_rxq_free_mem(qp, rx);
 	return -ENOMEM;
+}
+
+/* Both rings' memory into @tx and @rx; all or nothing */
+static int ena_qp_mem_alloc(struct ena_qp *qp, struct ena_txq *tx,
+			    struct ena_rxq *rx, u32 tx_depth, u32 rx_depth)
+{
+	int rc;
+
+	rc = ena_txq_alloc_mem(qp, tx, tx_depth);
+	if (rc)
+		return rc;
+	rc = ena_rxq_alloc_mem(qp, rx, rx_depth);
+	if (rc)
+		ena_txq_free_mem(qp, tx);
+	return rc;
 }
 
 /**
@@ -188,26 +201,31 @@ int ena_qp_alloc(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth)
 	cpu = cpumask_local_spread(qid, dev_to_node(&a->pdev->dev));
 	qp->node = cpu_to_node(cpu);
 
-	rc = ena_txq_alloc_mem(qp, tx_depth);
+	rc = ena_qp_mem_alloc(qp, &qp->tx, &qp->rx, tx_depth, rx_depth);
 	if (rc)
 		return rc;
-	rc = ena_rxq_alloc_mem(qp, rx_depth);
-	if (rc)
-		goto err_tx;
 
+	/*
+	 * A NAPI deleted by ena_qp_free() may still be seen by RCU readers
+	 * of the device's NAPI list: one grace period before any NAPI of
+	 * this device goes back on it.
+	 */
+	if (test_and_clear_bit(ENA_F_NAPI_UNSYNCED, &a->flags))
+		synchronize_net();
 	netif_napi_add(a->netdev, &qp->napi, ena_napi_poll);
 	set_bit(ENA_QP_ALLOCATED, &qp->state);
 	return 0;
-
-err_tx:
-	ena_txq_free_mem(qp);
-	return rc;
 }
 
 /**
  * ena_qp_free() - release what ena_qp_alloc() took
  * @a: adapter
  * @qid: queue index; the queue is stopped
+ *
+ * The NAPI leaves the device's list without waiting for a grace period:
+ * ena_qp_alloc() waits for one before it adds a NAPI again, and
+ * unregister_netdev() waits for one before the adapter goes away.  A
+ * down of N queues thus waits for no grace period instead of N.
  */
 void ena_qp_free(struct ena_adapter *a, u16 qid)
 {
@@ -215,9 +233,10 @@ void ena_qp_free(struct ena_adapter *a, u16 qid)
 
 	if (!test_and_clear_bit(ENA_QP_ALLOCATED, &qp->state))
 		return;
-	netif_napi_del(&qp->napi);
-	ena_rxq_free_mem(qp);
-	ena_txq_free_mem(qp);
+	__netif_napi_del(&qp->napi);
+	set_bit(ENA_F_NAPI_UNSYNCED, &a->flags);
+	ena_rxq_free_mem(qp, &qp->rx);
+	ena_txq_free_mem(qp, &qp->tx);
 }
 
 static int ena_create_cq(struct ena_adapter *a, struct ena_qp *qp, u32 depth,
@@ -477,4 +496,51 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 	netdev_tx_reset_queue(qp->tx.ndq);
 	ena_rx_drain(qp);
 	WRITE_ONCE(qp->stats->stops, qp->stats->stops + 1);
+}
+
+/**
+ * ena_qp_replace() - give a running queue pair rings of new depths
+ * @a: adapter
+ * @qid: queue index; allocated and started
+ * @tx_depth: new TX ring entries
+ * @rx_depth: new RX ring entries
+ *
+ * The new memory is allocated while the queue still runs; only then is
+ * the queue stopped, its memory swapped and the queue started again, so
+ * the queue is down for one stop and one start, and its NAPI stays
+ * registered throughout.  If the new memory cannot be had the queue keeps
+ * running untouched; if the queue does not start on the new memory it is
+ * started again on the old.
+ *
+ * Return: 0, or a negative errno with the old depths in force; the queue
+ * is left stopped only if it cannot be restarted on either.
+ */
+int ena_qp_replace(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth)
+{
+	struct ena_qp *qp = &a->qps[qid];
+	struct ena_txq old_tx, new_tx = {};
+	struct ena_rxq old_rx, new_rx = {};
+	int rc, err;
+
+	rc = ena_qp_mem_alloc(qp, &new_tx, &new_rx, tx_depth, rx_depth);
+	if (rc)
+		return rc;
+	new_tx.max_slots = qp->tx.max_slots;
+	ena_qp_stop(a, qid);
+	old_tx = qp->tx;
+	old_rx = qp->rx;
+	qp->tx = new_tx;
+	qp->rx = new_rx;
+	rc = ena_qp_start(a, qid);
+	if (!rc) {
+		ena_rxq_free_mem(qp, &old_rx);
+		ena_txq_free_mem(qp, &old_tx);
+		return 0;
+	}
+	qp->tx = old_tx;
+	qp->rx = old_rx;
+	ena_rxq_free_mem(qp, &new_rx);
+	ena_txq_free_mem(qp, &new_tx);
+	err = ena_qp_start(a, qid);
+	return err ? err : rc;
 }
