@@ -18,6 +18,8 @@
 #include "ena_compat.h"
 
 #define ENA_RX_REFILL_BATCH	16
+/* pages handed back to the pool per page_pool_put_page_bulk() call */
+#define ENA_RX_DRAIN_BATCH	64
 
 void ena_unmask_irq(struct ena_qp *qp)
 {
@@ -681,11 +683,15 @@ void ena_tx_drain(struct ena_qp *qp)
 /**
  * ena_rx_drain() - give the pages posted on a stopped RX ring back
  * @qp: queue pair
+ *
+ * The pages go back to the pool in batches, one lock of the pool's ring
+ * per batch rather than per page.
  */
 void ena_rx_drain(struct ena_qp *qp)
 {
 	struct ena_rxq *rx = &qp->rx;
-	u32 i, n = 0;
+	void *batch[ENA_RX_DRAIN_BATCH];
+	u32 i, n = 0, b = 0;
 
 	if (rx->skb) {
 		dev_kfree_skb_any(rx->skb);
@@ -695,10 +701,16 @@ void ena_rx_drain(struct ena_qp *qp)
 	for (i = 0; i < rx->depth; i++) {
 		if (!rx->bufs[i].page)
 			continue;
-		page_pool_put_full_page(rx->pool, rx->bufs[i].page, false);
+		batch[b++] = page_address(rx->bufs[i].page);
 		rx->bufs[i].page = NULL;
 		n++;
+		if (b == ARRAY_SIZE(batch)) {
+			page_pool_put_page_bulk(rx->pool, batch, b);
+			b = 0;
+		}
 	}
+	if (b)
+		page_pool_put_page_bulk(rx->pool, batch, b);
 	u64_stats_update_begin(&qp->stats->napi_sync);
 	qp->stats->page_frees += n;
 	u64_stats_update_end(&qp->stats->napi_sync);
