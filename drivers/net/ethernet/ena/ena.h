@@ -42,6 +42,12 @@
 /* descriptors one packet may need: a meta descriptor plus its buffers */
 #define ENA_TX_MAX_DESCS		(ENA_TX_MAX_BUFS + 1)
 #define ENA_RX_HEADROOM			NET_SKB_PAD
+/*
+ * Each RX descriptor gets a 2 KiB slice of a page_pool page (two per 4 KiB
+ * page): headroom, up to 1664 bytes of frame, room for skb_shared_info.
+ * No MTU needs another size: a larger frame spans descriptors.
+ */
+#define ENA_RX_FRAG_SIZE		2048
 #define ENA_RX_MAX_DESCS_PER_PKT	16
 #define ENA_TX_CQ_ENTRY_WORDS		(sizeof(struct ena_tx_cdesc) / 4)
 #define ENA_RX_CQ_ENTRY_WORDS		(sizeof(struct ena_rx_cdesc) / 4)
@@ -131,7 +137,8 @@ struct ena_tx_buf {
 
 struct ena_rx_buf {
 	struct page *page;
-	dma_addr_t dma;
+	dma_addr_t dma;		/* where the device writes: slice + headroom */
+	u32 offset;		/* of the slice in the page */
 };
 
 struct ena_txq {

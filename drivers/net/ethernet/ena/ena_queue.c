@@ -58,10 +58,11 @@ static void ena_ring_free(struct ena_qp *qp, size_t size, void *p,
 u32 ena_rx_buf_len_for_mtu(u32 mtu)
 {
 	/*
-	 * One order-0 page per descriptor, skb built in place: larger frames
-	 * span several descriptors, so no MTU forces another buffer size.
+	 * A 2 KiB page slice per descriptor, skb built in place: larger
+	 * frames span several descriptors, so no MTU forces another buffer
+	 * size and an MTU change never rebuilds a ring.
 	 */
-	return PAGE_SIZE - ENA_RX_HEADROOM -
+	return ENA_RX_FRAG_SIZE - ENA_RX_HEADROOM -
 	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 }
 
@@ -133,15 +134,21 @@ static void ena_rxq_free_mem(struct ena_qp *qp, struct ena_rxq *rx)
 static int ena_rxq_alloc_mem(struct ena_qp *qp, struct ena_rxq *rx, u32 depth)
 {
 	struct ena_adapter *a = qp->adapter;
+	/*
+	 * The pool maps each page once and syncs it for the device when it
+	 * comes back (all of it: either slice may be written next); RX
+	 * descriptors get 2 KiB slices of its pages.
+	 */
 	struct page_pool_params pp = {
-		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
+		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV |
+			 ENA_PP_FLAG_FRAG,
 		.order = 0,
 		.pool_size = depth,
 		.nid = qp->node,
 		.dev = &a->pdev->dev,
 		.dma_dir = DMA_FROM_DEVICE,
-		.offset = ENA_RX_HEADROOM,
-		.max_len = a->rx_buf_len,
+		.offset = 0,
+		.max_len = PAGE_SIZE,
 	};
 	struct page_pool *pool;
 

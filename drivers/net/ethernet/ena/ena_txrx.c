@@ -430,22 +430,25 @@ int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp)
 	n = min(n, rx->next_to_clean - rx->next_to_use);
 	while (done < n) {
 		struct ena_rx_desc *d;
+		unsigned int off;
 		struct page *page;
 		dma_addr_t dma;
 		u16 id;
 
-		page = page_pool_alloc_pages(rx->pool, gfp | __GFP_NOWARN);
+		page = page_pool_alloc_frag(rx->pool, &off, ENA_RX_FRAG_SIZE,
+					    gfp | __GFP_NOWARN);
 		if (unlikely(!page)) {
 			u64_stats_update_begin(&qp->stats->napi_sync);
 			qp->stats->rx_alloc_fail++;
 			u64_stats_update_end(&qp->stats->napi_sync);
 			break;
 		}
-		dma = page_pool_get_dma_addr(page) + ENA_RX_HEADROOM;
+		dma = page_pool_get_dma_addr(page) + off + ENA_RX_HEADROOM;
 		id = rx->free_ids[rx->next_to_use & mask];
 		rx->next_to_use++;
 		rx->bufs[id].page = page;
 		rx->bufs[id].dma = dma;
+		rx->bufs[id].offset = off;
 
 		d = &rx->descs[rx->sq_tail & mask];
 		d->len = cpu_to_le16(rx->buf_len);
@@ -509,7 +512,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 		struct ena_rx_cdesc *c = &rx->cq[rx->cq_head & mask];
 		u32 status = le32_to_cpu(READ_ONCE(c->status));
 		struct sk_buff *skb = rx->skb;
-		u32 len, off;
+		u32 len, off, boff;
 		struct page *page;
 		dma_addr_t dma;
 		u16 id;
@@ -545,6 +548,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 
 		page = rx->bufs[id].page;
 		dma = rx->bufs[id].dma;
+		boff = rx->bufs[id].offset;
 		rx->bufs[id].page = NULL;
 		rx->free_ids[rx->next_to_clean & mask] = id;
 		rx->next_to_clean++;
@@ -566,7 +570,8 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 			continue;
 		}
 		if (!skb) {
-			skb = napi_build_skb(page_address(page), PAGE_SIZE);
+			skb = napi_build_skb(page_address(page) + boff,
+					     ENA_RX_FRAG_SIZE);
 			if (unlikely(!skb)) {
 				page_pool_put_full_page(rx->pool, page, true);
 				dropped++;
@@ -578,7 +583,8 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 			__skb_put(skb, len);
 		} else if (skb_shinfo(skb)->nr_frags < MAX_SKB_FRAGS) {
 			skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page,
-					ENA_RX_HEADROOM + off, len, PAGE_SIZE);
+					boff + ENA_RX_HEADROOM + off, len,
+					ENA_RX_FRAG_SIZE);
 		} else {
 			page_pool_put_full_page(rx->pool, page, true);
 			dev_kfree_skb_any(skb);
@@ -701,7 +707,8 @@ void ena_rx_drain(struct ena_qp *qp)
 	for (i = 0; i < rx->depth; i++) {
 		if (!rx->bufs[i].page)
 			continue;
-		batch[b++] = page_address(rx->bufs[i].page);
+		batch[b++] = page_address(rx->bufs[i].page) +
+			     rx->bufs[i].offset;
 		rx->bufs[i].page = NULL;
 		n++;
 		if (b == ARRAY_SIZE(batch)) {
