@@ -31,7 +31,10 @@ static void ena_seq_stat(void *ctx, const char *name, u64 val)
 
 static int ena_stats_show(struct seq_file *s, void *unused)
 {
+	/* RTNL keeps the queues' page pools in place while they are read */
+	rtnl_lock();
 	ena_stats_walk(s->private, ena_seq_stat, s);
+	rtnl_unlock();
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ena_stats);

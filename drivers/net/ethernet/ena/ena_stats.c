@@ -6,6 +6,7 @@
 #include <linux/ethtool.h>
 
 #include "ena.h"
+#include "ena_compat.h"
 
 struct ena_qsnap {
 	u64 tx_packets, tx_bytes, tx_completions, tx_stops, tx_dropped;
@@ -69,14 +70,53 @@ static void ena_emit_wait(const struct ena_wait_stats *w, const char *kind,
 	emit(ctx, name, READ_ONCE(w->sleep_ns));
 }
 
+#ifdef CONFIG_PAGE_POOL_STATS
+/*
+ * page_pool's own counters (kernels built with CONFIG_PAGE_POOL_STATS),
+ * summed over the pools of the queues allocated now: a pool and its
+ * counters go away with its queue.  Callers hold RTNL, which keeps the
+ * pools from changing under us.
+ */
+static void ena_emit_pp_stats(struct ena_adapter *a, ena_stat_emit_t emit,
+			      void *ctx)
+{
+	struct page_pool_stats pp = {};
+	u32 q;
+
+	for (q = 0; q < a->max_queues; q++) {
+		struct ena_qp *qp = &a->qps[q];
+
+		if (test_bit(ENA_QP_ALLOCATED, &qp->state) && qp->rx.pool)
+			page_pool_get_stats(qp->rx.pool, &pp);
+	}
+	emit(ctx, "pp_alloc_fast", pp.alloc_stats.fast);
+	emit(ctx, "pp_alloc_slow", pp.alloc_stats.slow);
+	emit(ctx, "pp_alloc_slow_high_order", pp.alloc_stats.slow_high_order);
+	emit(ctx, "pp_alloc_empty", pp.alloc_stats.empty);
+	emit(ctx, "pp_alloc_refill", pp.alloc_stats.refill);
+	emit(ctx, "pp_alloc_waive", pp.alloc_stats.waive);
+	emit(ctx, "pp_recycle_cached", pp.recycle_stats.cached);
+	emit(ctx, "pp_recycle_cache_full", pp.recycle_stats.cache_full);
+	emit(ctx, "pp_recycle_ring", pp.recycle_stats.ring);
+	emit(ctx, "pp_recycle_ring_full", pp.recycle_stats.ring_full);
+	emit(ctx, "pp_recycle_released_ref", pp.recycle_stats.released_refcnt);
+}
+#else
+static void ena_emit_pp_stats(struct ena_adapter *a, ena_stat_emit_t emit,
+			      void *ctx)
+{
+}
+#endif
+
 /**
  * ena_stats_walk() - report every counter, in a fixed order
  * @a: adapter
  * @emit: called once per counter with its name and value
  * @ctx: passed to @emit
  *
- * Global counters first, then the totals over queues, then each queue
- * index below max_queues (stopped queues keep their history).
+ * Global counters first, then the totals over queues (with page_pool's
+ * counters where the kernel keeps them), then each queue index below
+ * max_queues (stopped queues keep their history).  Callers hold RTNL.
  */
 void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 {
@@ -118,6 +158,7 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	emit(ctx, "dma_coherent_frees", tot.dma_frees);
 	emit(ctx, "page_allocs", tot.page_allocs);
 	emit(ctx, "page_frees", tot.page_frees);
+	ena_emit_pp_stats(a, emit, ctx);
 
 #define ENA_QSTAT(field, label) do {					\
 		snprintf(name, sizeof(name), "queue_%u_%s", q, label);	\
