@@ -3,6 +3,8 @@
 # variants, and write bench/results/<date>-<kernel>.md plus PNG plots.
 #   BENCH_REPS (10), BENCH_LATENCIES ("0 10 50 200 1000 5000"), BENCH_KERNELS ("6.1 6.12")
 #   BENCH_PARTS ("probe reconfig boot"): which parts run, e.g. BENCH_PARTS=boot make bench
+#   BENCH_TAG: appended to the probe part's file names, so a focused run
+#   (e.g. BENCH_LATENCIES=50 BENCH_REPS=20 BENCH_TAG=50us) keeps the sweep
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tools/lib.sh"
@@ -15,13 +17,14 @@ part() { [[ $parts == *" $1 "* ]]; }
 if part probe; then
 for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	rel=$(ena_kernel_release "$k")
-	out=$raw/$date-$rel-probe.jsonl
+	tag=$date-$rel${BENCH_TAG:+-$BENCH_TAG}
+	out=$raw/$tag-probe.jsonl
 	: > "$out"
 	# measure a snapshot of the module, not whatever a rebuild leaves behind
 	ko=$raw/ena-$rel.ko; cp "build/$rel/ena.ko" "$ko"; strip --strip-debug "$ko"
 	echo "bench: probe time vs admin latency on $rel"
 	ENA_KO=$top/$ko BENCH_OUT=$top/$out tools/testing/vm/run --kernel "$k" --ena 1 --timeout 3600 -- bench/guest-probe.sh
-	python3 bench/report.py probe "$out" "bench/results/$date-$rel"
+	python3 bench/report.py probe "$out" "bench/results/$tag"
 done
 fi
 # reconfiguration cost, stock vs ours: one guest, 6.12, 4 vCPUs, 32 device queues
