@@ -69,7 +69,7 @@ expect() {
 	return 1
 }
 
-n_tests=21
+n_tests=22
 ktap_header $n_tests
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r), cpus $(nproc), seed $seed"
@@ -119,18 +119,33 @@ if is_ours; then
 	}
 	ktap_check "up: each of $N queues holds $QB B, the rest 0; $((N * QALLOCS)) live coherent rings" per_q
 	pages_up() {
-		# pages in the RX rings: each ring is filled to depth-1 at start and
-		# refilled once 16 (ENA_RX_REFILL_BATCH) slots are free
+		# RX buffers (2 KiB page_pool slices, counted as page_allocs and
+		# page_frees) in the RX rings: each ring is filled to depth-1 at
+		# start and refilled once 16 (ENA_RX_REFILL_BATCH) slots are free
 		local p=$(( $(st page_allocs) - $(st page_frees) ))
 		[ "$p" -le $((N * (RXD - 1))) ] && [ "$p" -ge $((N * (RXD - 1 - 16))) ] && return 0
 		echo "page_allocs - page_frees = $p, expected $((N * (RXD - 1 - 16)))..$((N * (RXD - 1))) (RX rings filled to depth-1, refill batch 16)"
 		return 1
 	}
 	ktap_check "up: pages in RX rings (page_allocs - page_frees) within $N x ($RXD - 1 - 16 .. $RXD - 1)" pages_up
+	# page_pool's own counters are in ethtool -S exactly when the kernel keeps them
+	pp_stats() {
+		local cfg c want=0 got
+		for c in /boot/config-"$(uname -r)" "${ENA_CACHE:-/var/cache/ena-fast}/kernels/$(uname -r)/boot/config-$(uname -r)"; do
+			[ -f "$c" ] && { cfg=$c; break; }
+		done
+		[ -n "${cfg:-}" ] || { echo "no kernel config found"; return 1; }
+		grep -q '^CONFIG_PAGE_POOL_STATS=y' "$cfg" && want=11
+		got=$(ethtool -S "$A" | grep -cE '^ +pp_(alloc|recycle)_')
+		echo "CONFIG_PAGE_POOL_STATS $([ $want = 0 ] && echo 'not set' || echo set) in $cfg"
+		expect "pp_* counters in ethtool -S" "$got" "$want"
+	}
+	ktap_check "up: page_pool counters in ethtool -S iff CONFIG_PAGE_POOL_STATS" pp_stats
 else
 	ktap_skip "up, $N channels: driver ring_bytes = $N x $QB" "stock driver has no ring_bytes counter"
 	ktap_skip "up: each of $N queues holds $QB B, the rest 0" "stock driver has no per-queue counters"
 	ktap_skip "up: pages in RX rings (page_allocs - page_frees) within N x (rx depth - 17 .. rx depth - 1)" "stock driver has no page counters"
+	ktap_skip "up: page_pool counters in ethtool -S iff CONFIG_PAGE_POOL_STATS" "stock driver reports none"
 fi
 ktap_check "up: model ring bytes = $ADMIN_BYTES + $N x $QB" expect stat-ring-bytes "$(mbytes)" $((ADMIN_BYTES + N * QB))
 ktap_check "up: ping" ping_ok
