@@ -18,7 +18,13 @@
 #                                        for XDP) or page_pool (ours,
 #                                        DMA_FROM_DEVICE); TX maps excluded
 # plus the model's stat-admin-cmds (delta) and stat-ring-bytes (after the
-# step), and the wall time of the command.
+# step), the wall time of the command, and its kernel time: the function
+# graph tracer, hooked to nothing but the kernel entry of each step
+# (do_init_module, __dev_open, ethnl_default_set_doit / ethnl_set_channels /
+# ethnl_set_rings, dev_set_mtu_ext, __dev_close_many) at depth 1, sums the
+# durations of those calls.  The wall time includes starting the command
+# (exec over 9p under TCG: tens to hundreds of ms, the same for both
+# drivers); the kernel time is what the driver and the core spend on it.
 set -u
 st=$ENA_TOP/tools/testing/selftests/drivers/net/ena
 . "$st/ena_lib.sh"
@@ -50,16 +56,34 @@ probes_setup() {
 		echo "dev == \"$bdf\" && dir != 1" > $TR/events/kprobes/$e/filter
 	done
 	for e in ena_dalloc ena_dfree ena_map ena_unmap; do echo 1 > $TR/events/kprobes/$e/enable; done
+	# the kernel time of each step: only these functions hooked, depth 1
+	local f fns=
+	for f in $KFUNCS; do
+		grep -qx "$f" $TR/available_filter_functions && fns="$fns $f"
+	done
+	if [ -n "$fns" ]; then
+		printf '%s\n' $fns > $TR/set_ftrace_filter
+		printf '%s\n' $fns > $TR/set_graph_function
+		echo 1 > $TR/max_graph_depth
+		echo function_graph > $TR/current_tracer
+		echo funcgraph-tail > $TR/trace_options
+	fi
 	echo > $TR/trace
 	echo 1 > $TR/tracing_on
 }
 probes_teardown() {
 	echo 0 > $TR/tracing_on
+	echo nop > $TR/current_tracer
+	echo > $TR/set_graph_function
+	echo > $TR/set_ftrace_filter
+	echo 0 > $TR/max_graph_depth
 	echo 0 > $TR/events/enable
 	echo > $TR/kprobe_events
 	echo > $TR/trace
 }
-# counts of the trace since the last clear: "allocs frees alloc_bytes free_bytes maps unmaps map_bytes lost"
+KFUNCS="do_init_module __dev_open __dev_close_many ethnl_default_set_doit ethnl_set_channels ethnl_set_rings dev_set_mtu_ext"
+# counts of the trace since the last clear:
+# "allocs frees alloc_bytes free_bytes maps unmaps map_bytes lost kernel_us"
 trace_counts() {
 	awk '
 	/ ena_dalloc:/ { a++; match($0, /size=[0-9]+/); ab += substr($0, RSTART + 5, RLENGTH - 5) }
@@ -67,7 +91,11 @@ trace_counts() {
 	/ ena_map:/    { m++; match($0, /size=[0-9]+/); mb += substr($0, RSTART + 5, RLENGTH - 5) }
 	/ ena_unmap:/  { u++ }
 	/LOST/ { lost = 1 }
-	END { printf "%d %d %d %d %d %d %d %d\n", a, f, ab, fb, m, u, mb, lost }' $TR/trace
+	# function graph, depth 1: "D us | f();" or, when split, "D us | } /* f */"
+	/ us +\| +(\} \/\* [a-z_]+ \*\/|[a-z_]+\(\);)/ {
+		match($0, /[0-9]+\.[0-9]+ us/); k += substr($0, RSTART, RLENGTH - 3)
+	}
+	END { printf "%d %d %d %d %d %d %d %d %d\n", a, f, ab, fb, m, u, mb, lost, k }' $TR/trace
 }
 now_us() { echo $(( $(date +%s%N) / 1000 )); }
 
@@ -90,9 +118,9 @@ step() {
 	t1=$(now_us)
 	c1=$(model_get ena0 stat-admin-cmds)
 	rb=$(model_get ena0 stat-ring-bytes)
-	read -r da df dab dfb mp um mpb lost <<< "$(trace_counts)"
-	printf '{"kernel":"%s","variant":"%s","rep":%d,"step":"%s","ok":%s,"wall_us":%d,"dma_allocs":%d,"dma_frees":%d,"dma_alloc_bytes":%d,"dma_free_bytes":%d,"rx_maps":%d,"rx_unmaps":%d,"rx_map_bytes":%d,"admin_cmds":%d,"model_ring_bytes":%d,"trace_lost":%d}\n' \
-		"$(uname -r)" "$v" "$r" "$name" "$([ $rc = 0 ] && echo true || echo false)" $((t1 - t0)) \
+	read -r da df dab dfb mp um mpb lost ku <<< "$(trace_counts)"
+	printf '{"kernel":"%s","variant":"%s","rep":%d,"step":"%s","ok":%s,"wall_us":%d,"kernel_us":%d,"dma_allocs":%d,"dma_frees":%d,"dma_alloc_bytes":%d,"dma_free_bytes":%d,"rx_maps":%d,"rx_unmaps":%d,"rx_map_bytes":%d,"admin_cmds":%d,"model_ring_bytes":%d,"trace_lost":%d}\n' \
+		"$(uname -r)" "$v" "$r" "$name" "$([ $rc = 0 ] && echo true || echo false)" $((t1 - t0)) "$ku" \
 		"$da" "$df" "$dab" "$dfb" "$mp" "$um" "$mpb" $((c1 - c0)) "$rb" "$lost" >> "$out"
 }
 
