@@ -363,7 +363,8 @@ def boot(*args):
     gp = ["set terminal pngcairo size 900,600", f'set output "{prefix}.png"',
           f'set title "{ndev} ENA devices: first probe to all links up ({kernel}, admin latency {lat} us)"',
           "set ylabel \"ms from first probe\"", f"set xtics ({xt})", f"set xrange [-0.6:{len(variants) - 0.4}]",
-          "set yrange [0:*]", "set grid ytics", "set boxwidth 0.25", "set key left top", "set style fill empty",
+          "set yrange [0:*]", "set offsets 0, 0, graph 0.18, 0", "set grid ytics", "set boxwidth 0.25",
+          "set key left top", "set style fill empty",
           f'plot "{dat}" index 0 using 1:3:2:6:5 with candlesticks whiskerbars lc rgb "#1f77b4" '
           'title "all links up (p10, p25, p75, p90)", '
           f'"{dat}" index 0 using 1:4:4:4:4 with candlesticks lw 3 lc rgb "#1f77b4" notitle, '
