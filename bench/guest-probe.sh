@@ -34,13 +34,13 @@ for lat in $lat_list; do
 			j=$("$st/ena_nl.py" --up --count "$ndev" --timeout 60 -- $(load_cmd $v))
 			read -r init_us kreg_us _ <<< "$(ktime_read)"
 			probe_line=$(dmesg | grep -m1 -E 'probe done in' || true)
-			# our driver's own account of its admin waits (debugfs)
-			wait_ns=$(cat /sys/kernel/debug/ena/*/stats 2>/dev/null | awk '$1 ~ /^admin_wait_total_ns:?$/ {print $2; exit}')
-			# what the admin sleeps were asked to take and really took
-			# (probe and first open, like wait_ns)
-			read -r asked_ns slept_ns sleeps <<< "$(cat /sys/kernel/debug/ena/*/stats 2>/dev/null |
-				awk '$1 ~ /^admin_sleep_asked_ns:?$/ {a=$2} $1 ~ /^admin_sleep_ns:?$/ {s=$2}
-				     $1 ~ /^admin_poll_wakeups:?$/ {w=$2} END {print a+0, s+0, w+0}')"
+			# our driver's own account of its admin waits and of what its
+			# sleeps were asked to take and really took (debugfs; probe and
+			# first open)
+			read -r wait_ns asked_ns slept_ns sleeps <<< "$(cat /sys/kernel/debug/ena/*/stats 2>/dev/null |
+				awk '$1 ~ /^admin_wait_total_ns:?$/ {t=$2; n=1} $1 ~ /^admin_sleep_asked_ns:?$/ {a=$2}
+				     $1 ~ /^admin_sleep_ns:?$/ {s=$2} $1 ~ /^admin_poll_wakeups:?$/ {w=$2}
+				     END {print (n ? t : -1), a+0, s+0, w+0}')"
 			mapfile -t m < <("$QMP" qom-get ena0 stat-admin-cmds stat-react-count \
 				stat-react-median-ns stat-react-p90-ns stat-react-max-ns)
 			python3 -S - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" "${kreg_us:--1}" \

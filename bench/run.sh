@@ -14,14 +14,20 @@ date=$(date +%Y-%m-%d)
 raw=bench/results/raw; mkdir -p "$raw"
 parts=" ${BENCH_PARTS:-probe reconfig boot} "
 part() { [[ $parts == *" $1 "* ]]; }
+# snapshot_ko REL: measure a stripped copy of the module, not whatever a
+# rebuild leaves behind; sets ko
+snapshot_ko() {
+	ko=$raw/ena-$1.ko
+	cp "build/$1/ena.ko" "$ko"
+	strip --strip-debug "$ko"
+}
 if part probe; then
 for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	rel=$(ena_kernel_release "$k")
 	tag=$date-$rel${BENCH_TAG:+-$BENCH_TAG}
 	out=$raw/$tag-probe.jsonl
 	: > "$out"
-	# measure a snapshot of the module, not whatever a rebuild leaves behind
-	ko=$raw/ena-$rel.ko; cp "build/$rel/ena.ko" "$ko"; strip --strip-debug "$ko"
+	snapshot_ko "$rel"
 	echo "bench: probe time vs admin latency on $rel"
 	ENA_KO=$top/$ko BENCH_OUT=$top/$out tools/testing/vm/run --kernel "$k" --ena 1 --timeout 3600 -- bench/guest-probe.sh
 	python3 bench/report.py probe "$out" "bench/results/$tag"
@@ -45,7 +51,7 @@ for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	rel=$(ena_kernel_release "$k")
 	out=$raw/$date-$rel-boot.jsonl
 	: > "$out"
-	ko=$raw/ena-$rel.ko; cp "build/$rel/ena.ko" "$ko"; strip --strip-debug "$ko"
+	snapshot_ko "$rel"
 	echo "bench: multi-device boot on $rel"
 	# the host's load average goes into every record (the host is shared)
 	BENCH_HOST_LOAD=$(cut -d' ' -f1-3 /proc/loadavg) ENA_KO=$top/$ko BENCH_OUT=$top/$out \
