@@ -6,6 +6,7 @@
 #define _ENA_H_
 
 #include <linux/bitops.h>
+#include <linux/completion.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
 #include <linux/mutex.h>
@@ -73,6 +74,7 @@ enum ena_flag {
 	ENA_F_READLESS,		/* registers read through DMA */
 	ENA_F_ADMIN_READY,	/* admin queue programmed into the device */
 	ENA_F_MGMT_IRQ,		/* management vector requested */
+	ENA_F_ADMIN_IRQ,	/* admin completions wake the waiter by IRQ */
 	ENA_F_WANT_UP,		/* user asked for the interface up */
 	ENA_F_QUEUES_UP,	/* IO queues are running */
 	ENA_F_RESET_PENDING,	/* reset work queued and not finished */
@@ -228,7 +230,9 @@ struct ena_admin_queue {
 	u8 cq_phase;
 	u16 next_cmd_id;
 	u32 timeout_us;
-	u64 polled_cmds;	/* commands served by polling (all of them) */
+	struct completion done;	/* completed by the management IRQ */
+	u64 polled_cmds;	/* commands served by polling */
+	u64 irq_cmds;		/* commands served by the interrupt */
 	u64 errors;		/* non-zero completion status */
 	u64 malformed;		/* completions that failed validation */
 };
@@ -347,6 +351,8 @@ int ena_dev_reset(struct ena_adapter *a, enum ena_reset_reason reason);
 int ena_admin_alloc(struct ena_adapter *a);
 void ena_admin_program(struct ena_adapter *a);
 void ena_admin_free(struct ena_adapter *a);
+void ena_admin_irq_mode(struct ena_adapter *a, bool on);
+void ena_admin_irq(struct ena_adapter *a);
 int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 		   struct ena_acq_resp *resp);
 bool ena_feature_supported(struct ena_adapter *a, enum ena_feature id);

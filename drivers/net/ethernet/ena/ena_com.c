@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Talking to the device outside the datapath: register access (plain or
- * readless), the reset handshake, the admin queue (always polled) and the
+ * readless), the reset handshake, the admin queue (polled during probe
+ * and reset, served by the management interrupt otherwise) and the
  * asynchronous event notification queue.
  */
 #include <linux/bitfield.h>
@@ -9,6 +10,11 @@
 #include <linux/io.h>
 
 #include "ena.h"
+
+static bool admin_irq = true;
+module_param(admin_irq, bool, 0444);
+MODULE_PARM_DESC(admin_irq,
+		 "Serve admin completions by the management interrupt once probe is done (default 1; 0 = always poll)");
 
 void ena_set_dma_addr(struct ena_dma_addr *d, dma_addr_t addr)
 {
@@ -231,6 +237,7 @@ int ena_admin_alloc(struct ena_adapter *a)
 	struct ena_admin_queue *aq = &a->aq;
 
 	mutex_init(&aq->lock);
+	init_completion(&aq->done);
 	spin_lock_init(&a->aenq.lock);
 	aq->timeout_us = ENA_ADMIN_TIMEOUT_DEFAULT_US;
 
@@ -324,12 +331,15 @@ void ena_admin_free(struct ena_adapter *a)
 	mutex_destroy(&aq->lock);
 }
 
+/* The next completion is there; also called from the management IRQ */
 static bool ena_acq_ready(void *ctx)
 {
 	struct ena_admin_queue *aq = ctx;
-	struct ena_acq_resp *e = &aq->cq[aq->cq_head & (ENA_AQ_DEPTH - 1)];
+	struct ena_acq_resp *e = &aq->cq[READ_ONCE(aq->cq_head) &
+					 (ENA_AQ_DEPTH - 1)];
 
-	return (READ_ONCE(e->hdr.flags) & ENA_ACQ_FLAG_PHASE) == aq->cq_phase;
+	return (READ_ONCE(e->hdr.flags) & ENA_ACQ_FLAG_PHASE) ==
+	       READ_ONCE(aq->cq_phase);
 }
 
 static int ena_aq_status_to_errno(u8 status)
@@ -353,15 +363,47 @@ static int ena_aq_status_to_errno(u8 status)
 }
 
 /**
+ * ena_admin_irq_mode() - serve admin completions by interrupt, or by polling
+ * @a: adapter
+ * @on: true once the management vector is live and unmasked
+ *
+ * Probe and reset poll (the fast linear policy of ena_poll.c); an adapter
+ * that is up takes the management interrupt instead, so a slow command
+ * costs no wakeups.  Takes the admin lock: no command is in flight across
+ * the switch.
+ */
+void ena_admin_irq_mode(struct ena_adapter *a, bool on)
+{
+	mutex_lock(&a->aq.lock);
+	if (on && admin_irq)
+		set_bit(ENA_F_ADMIN_IRQ, &a->flags);
+	else
+		clear_bit(ENA_F_ADMIN_IRQ, &a->flags);
+	mutex_unlock(&a->aq.lock);
+}
+
+/**
+ * ena_admin_irq() - management interrupt: wake the admin command waiter
+ * @a: adapter
+ *
+ * Only looks at the completion the waiter expects; the waiter consumes it.
+ */
+void ena_admin_irq(struct ena_adapter *a)
+{
+	if (test_bit(ENA_F_ADMIN_IRQ, &a->flags) && ena_acq_ready(&a->aq))
+		complete(&a->aq.done);
+}
+
+/**
  * ena_admin_exec() - submit one admin command and wait for its completion
  * @a: adapter
  * @cmd: the command; its id and phase are filled in here
  * @resp: where the 64-byte completion is copied
  *
- * Admin completions are always served by polling (the management interrupt
- * only drives the AENQ), one command at a time.  A completion whose cmd_id
- * is not the one in flight, or a timeout, marks the admin queue unusable
- * and schedules a device reset.
+ * One command at a time.  The wait polls, or sleeps until the management
+ * interrupt (ena_admin_irq_mode()).  A completion whose cmd_id is not the
+ * one in flight, or a timeout, marks the admin queue unusable and schedules
+ * a device reset.
  *
  * Return: 0, -ETIME on timeout, -EIO on a malformed completion, -ENODEV
  * while the device awaits reset, or the errno mapped from the status.
@@ -372,6 +414,7 @@ int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	struct ena_admin_queue *aq = &a->aq;
 	struct ena_acq_resp *e;
 	char what[64];
+	bool irq;
 	u16 id, got;
 	int rc;
 
@@ -389,13 +432,22 @@ int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	aq->sq_tail++;
 	if (!(aq->sq_tail & (ENA_AQ_DEPTH - 1)))
 		aq->sq_phase ^= 1;
-	/* writel() orders the entry before the doorbell */
+	irq = test_bit(ENA_F_ADMIN_IRQ, &a->flags);
+	if (irq)
+		reinit_completion(&aq->done);
+	/* writel() orders the entry (and the re-armed completion) first */
 	ena_reg_write(a, ENA_REG_AQ_DB, aq->sq_tail);
 
 	ena_cmd_name(cmd, id, what, sizeof(what));
-	rc = ena_poll_wait(&a->poll, ENA_WAIT_ADMIN, ena_acq_ready, aq,
-			   aq->timeout_us, what);
-	WRITE_ONCE(aq->polled_cmds, aq->polled_cmds + 1);
+	if (irq) {
+		rc = ena_poll_wait_irq(&a->poll, ENA_WAIT_ADMIN, ena_acq_ready,
+				       aq, &aq->done, aq->timeout_us, what);
+		WRITE_ONCE(aq->irq_cmds, aq->irq_cmds + 1);
+	} else {
+		rc = ena_poll_wait(&a->poll, ENA_WAIT_ADMIN, ena_acq_ready, aq,
+				   aq->timeout_us, what);
+		WRITE_ONCE(aq->polled_cmds, aq->polled_cmds + 1);
+	}
 	if (rc) {
 		set_bit(ENA_F_DEV_DEAD, &a->flags);
 		mutex_unlock(&aq->lock);
@@ -406,9 +458,9 @@ int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	dma_rmb();
 	e = &aq->cq[aq->cq_head & (ENA_AQ_DEPTH - 1)];
 	memcpy(resp, e, sizeof(*resp));
-	aq->cq_head++;
+	WRITE_ONCE(aq->cq_head, aq->cq_head + 1);
 	if (!(aq->cq_head & (ENA_AQ_DEPTH - 1)))
-		aq->cq_phase ^= 1;
+		WRITE_ONCE(aq->cq_phase, aq->cq_phase ^ 1);
 
 	got = le16_to_cpu(resp->hdr.cmd_id) & ENA_AQ_CMD_ID_MASK;
 	if (got != id) {

@@ -40,6 +40,7 @@ static void ena_probe_mark(struct ena_adapter *a, enum ena_probe_step step,
 
 static irqreturn_t ena_mgmt_irq(int irq, void *data)
 {
+	ena_admin_irq(data);
 	ena_aenq_process(data);
 	return IRQ_HANDLED;
 }
@@ -221,6 +222,8 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	ena_debugfs_add(a);
 	ena_health_start(a);
+	/* probe polled; from here on the interrupt serves admin commands */
+	ena_admin_irq_mode(a, true);
 	ena_probe_mark(a, ENA_PROBE_HEALTH, t0);
 
 	/* last step: from here on userspace may open the interface */
@@ -237,6 +240,7 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 
 err_health:
+	ena_admin_irq_mode(a, false);
 	ena_health_stop(a);
 	ena_debugfs_remove(a);
 err_rss:
@@ -281,6 +285,7 @@ static void ena_remove(struct pci_dev *pdev)
 	ena_health_stop(a);
 	ena_debugfs_remove(a);
 	ena_rss_free(a);
+	ena_admin_irq_mode(a, false);
 	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
 	free_irq(pci_irq_vector(pdev, ENA_MGMT_VECTOR), a);
 	clear_bit(ENA_F_MGMT_IRQ, &a->flags);

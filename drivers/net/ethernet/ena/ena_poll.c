@@ -4,6 +4,7 @@
  * (linear by default) up to a cap; give up at the caller's bound with -ETIME
  * and a log line naming what was waited for.
  */
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/ktime.h>
@@ -122,6 +123,30 @@ static void ena_poll_sleep(u32 us)
 		usleep_range(us, us + us / ENA_POLL_SLACK_DIV);
 }
 
+/* Charge one finished wait to its counters and log a timeout */
+static void ena_poll_account(struct ena_poll *p, enum ena_wait_kind kind,
+			     ktime_t start, u64 wakeups, u64 asked_ns,
+			     u64 slept_ns, bool irq, int rc, const char *what)
+{
+	struct ena_wait_stats *st = &p->stats[kind];
+	u64 ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+
+	WRITE_ONCE(st->waits, st->waits + 1);
+	WRITE_ONCE(st->wakeups, st->wakeups + wakeups);
+	WRITE_ONCE(st->total_ns, st->total_ns + ns);
+	WRITE_ONCE(st->sleep_asked_ns, st->sleep_asked_ns + asked_ns);
+	WRITE_ONCE(st->sleep_ns, st->sleep_ns + slept_ns);
+	if (ns > st->max_ns)
+		WRITE_ONCE(st->max_ns, ns);
+	if (!rc)
+		return;
+	WRITE_ONCE(st->timeouts, st->timeouts + 1);
+	dev_err(p->dev,
+		"%s wait for %s timed out after %llu us (%llu wakeups, %s)\n",
+		ena_wait_kind_names[kind], what, ns / NSEC_PER_USEC, wakeups,
+		irq ? "interrupt" : ena_poll_mode_names[p->mode]);
+}
+
 /**
  * ena_poll_wait() - wait until @done returns true, within @timeout_us
  * @p: policy and counters
@@ -142,10 +167,9 @@ int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
 		  bool (*done)(void *ctx), void *ctx, u32 timeout_us,
 		  const char *what)
 {
-	struct ena_wait_stats *st = &p->stats[kind];
 	ktime_t start = ktime_get();
 	ktime_t deadline = ktime_add_us(start, timeout_us);
-	u64 wakeups = 0, ns, asked_ns = 0, slept_ns = 0;
+	u64 wakeups = 0, asked_ns = 0, slept_ns = 0;
 	u32 sleep_us = p->first_us, us;
 	int rc = 0;
 
@@ -168,22 +192,57 @@ int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
 		wakeups++;
 		sleep_us = ena_poll_next_us(p, sleep_us);
 	}
+	ena_poll_account(p, kind, start, wakeups, asked_ns, slept_ns, false,
+			 rc, what);
+	return rc;
+}
 
-	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
-	WRITE_ONCE(st->waits, st->waits + 1);
-	WRITE_ONCE(st->wakeups, st->wakeups + wakeups);
-	WRITE_ONCE(st->total_ns, st->total_ns + ns);
-	WRITE_ONCE(st->sleep_asked_ns, st->sleep_asked_ns + asked_ns);
-	WRITE_ONCE(st->sleep_ns, st->sleep_ns + slept_ns);
-	if (ns > st->max_ns)
-		WRITE_ONCE(st->max_ns, ns);
-	if (rc) {
-		WRITE_ONCE(st->timeouts, st->timeouts + 1);
-		dev_err(p->dev,
-			"%s wait for %s timed out after %llu us (%llu wakeups, policy %s)\n",
-			ena_wait_kind_names[kind], what, ns / NSEC_PER_USEC,
-			wakeups, ena_poll_mode_names[p->mode]);
+/**
+ * ena_poll_wait_irq() - wait until @done returns true, woken by an interrupt
+ * @p: policy and counters
+ * @kind: which counter set to charge
+ * @done: condition; checked at once and after every wakeup
+ * @ctx: argument of @done
+ * @irq: completed by the interrupt handler when @done may hold; the caller
+ *	 re-arms it (reinit_completion()) before it starts the device
+ * @timeout_us: bound of the whole wait
+ * @what: what is waited for, named in the timeout log line
+ *
+ * A wakeup that finds @done false (a stale or shared interrupt) waits
+ * again.  The condition is also checked every ENA_POLL_IRQ_RECHECK_US, so
+ * a lost interrupt delays the caller by that much, not by @timeout_us.
+ *
+ * Return: 0 once @done holds, -ETIME when @timeout_us passed without it.
+ */
+int ena_poll_wait_irq(struct ena_poll *p, enum ena_wait_kind kind,
+		      bool (*done)(void *ctx), void *ctx, struct completion *irq,
+		      u32 timeout_us, const char *what)
+{
+	ktime_t start = ktime_get();
+	ktime_t deadline = ktime_add_us(start, timeout_us);
+	u64 wakeups = 0;
+	int rc = 0;
+
+	while (!done(ctx)) {
+		ktime_t now = ktime_get();
+		s64 left_us;
+
+		if (ktime_after(now, deadline)) {
+			if (done(ctx))
+				break;
+			rc = -ETIME;
+			break;
+		}
+		left_us = ktime_us_delta(deadline, now);
+		left_us = clamp_t(s64, left_us, 1, ENA_POLL_IRQ_RECHECK_US);
+		if (!wait_for_completion_timeout(irq, usecs_to_jiffies(left_us)) &&
+		    done(ctx))
+			dev_warn_ratelimited(p->dev,
+					     "%s completed without an interrupt\n",
+					     what);
+		wakeups++;
 	}
+	ena_poll_account(p, kind, start, wakeups, 0, 0, true, rc, what);
 	return rc;
 }
 

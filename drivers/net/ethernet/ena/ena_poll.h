@@ -8,6 +8,7 @@
 
 #include <linux/types.h>
 
+struct completion;
 struct device;
 
 /* All tunables of the wait policy, named in one place. */
@@ -29,6 +30,12 @@ struct device;
 #define ENA_ADMIN_TIMEOUT_DEFAULT_US	3000000
 #define ENA_RESET_TIMEOUT_DEFAULT_US	3000000
 #define ENA_MMIO_READ_TIMEOUT_US	200000
+/*
+ * An interrupt-driven wait still looks at the condition this often, so a
+ * lost interrupt costs at most this much instead of the whole admin
+ * timeout.
+ */
+#define ENA_POLL_IRQ_RECHECK_US		100000
 
 enum ena_poll_mode {
 	ENA_POLL_LINEAR,
@@ -53,6 +60,9 @@ enum ena_wait_kind {
  * @sleep_asked_ns: sum of the sleeps the policy asked for
  * @sleep_ns: sum of the time those sleeps really took (the difference is
  *	the timer and scheduler overshoot each wakeup pays)
+ *
+ * A wait served by an interrupt (ena_poll_wait_irq()) counts its wakeups in
+ * @wakeups and adds to neither sleep sum.
  */
 struct ena_wait_stats {
 	u64 waits;
@@ -77,6 +87,9 @@ void ena_poll_init(struct ena_poll *p, struct device *dev);
 int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
 		  bool (*done)(void *ctx), void *ctx, u32 timeout_us,
 		  const char *what);
+int ena_poll_wait_irq(struct ena_poll *p, enum ena_wait_kind kind,
+		      bool (*done)(void *ctx), void *ctx, struct completion *irq,
+		      u32 timeout_us, const char *what);
 const char *ena_poll_mode_name(const struct ena_poll *p);
 const char *ena_wait_kind_name(enum ena_wait_kind kind);
 u64 ena_poll_total_wakeups(const struct ena_poll *p);

@@ -88,6 +88,7 @@ static void ena_reset_work(struct work_struct *w)
 	ena_down(a);
 	netif_carrier_off(a->netdev);
 
+	ena_admin_irq_mode(a, false);
 	disable_irq(irq);
 	for (try = 0; try < ENA_RESET_TRIES; try++) {
 		rc = ena_device_init(a, a->reset_reason);
@@ -97,6 +98,7 @@ static void ena_reset_work(struct work_struct *w)
 	ena_reg_write(a, ENA_REG_INTR_MASK, 0);
 	ena_aenq_enable(a);
 	enable_irq(irq);
+	ena_admin_irq_mode(a, true);
 	ena_aenq_process(a);
 	ena_keep_alive(a);
 	clear_bit(ENA_F_RSS_PUSHED, &a->flags);

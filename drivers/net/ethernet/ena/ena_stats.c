@@ -127,7 +127,7 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	ena_emit_wait(&a->poll.stats[ENA_WAIT_ADMIN], "admin", "cmds", emit,
 		      ctx);
 	emit(ctx, "admin_cmds_polled", READ_ONCE(a->aq.polled_cmds));
-	emit(ctx, "admin_cmds_irq", 0);
+	emit(ctx, "admin_cmds_irq", READ_ONCE(a->aq.irq_cmds));
 	emit(ctx, "admin_errors", READ_ONCE(a->aq.errors));
 	emit(ctx, "admin_malformed", READ_ONCE(a->aq.malformed));
 	ena_emit_wait(&a->poll.stats[ENA_WAIT_RESET], "reset", "waits", emit,

@@ -212,7 +212,9 @@ if mode == "server":
     ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind(("10.77.0.2", 5002)); ls.listen(1)
     open(stop + ".ready", "w").close()
+    ls.settimeout(60)
     c, _ = ls.accept(); n = 0
+    c.settimeout(30)    # a stream stalled this long is broken: report, never hang
     try:
         while True:
             b = c.recv(1 << 16)
@@ -235,6 +237,31 @@ else:
     except Exception as e:
         print("client error", e, "after", n); sys.exit(1)
 PY
+# wait_pid PID SECONDS: its exit status, or 124 after killing it when it outlives SECONDS
+wait_pid() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "pid $1 still running after $2 s: killed"
+		kill "$1"; wait "$1"; return 124
+	fi
+	wait "$1"
+}
+# what a stalled stream leaves behind: queue states and counters, the driver's log
+queue_dump() {
+	local d ns
+	for d in "$A" "ena-peer $B"; do
+		ns=; [ "${d% *}" = ena-peer ] && ns="ip netns exec ena-peer" d=${d#* }
+		echo "--- $d"
+		$ns sh -c "grep -H . /sys/class/net/$d/queues/tx-*/byte_queue_limits/inflight" 2>/dev/null
+		$ns ethtool -S "$d" 2>/dev/null | grep -v ': 0$' | tr -s ' ' | paste -sd' '
+		$ns tc -s qdisc show dev "$d" | head -12
+	done
+	dmesg | tail -20
+}
 traffic_during() {
 	local rc=0 stop=$tmpd/stop i
 	ip netns exec ena-peer python3 "$tmpd/tcp.py" server "$stop" > "$tmpd/srv.out" 2>&1 &
@@ -252,10 +279,11 @@ traffic_during() {
 		sleep 0.2
 	done
 	touch "$stop"
-	wait $tcp_cli || rc=1; tcp_cli=
-	wait $tcp_srv || rc=1; tcp_srv=
+	wait_pid $tcp_cli 90 || rc=1; tcp_cli=
+	wait_pid $tcp_srv 60 || rc=1; tcp_srv=
 	kill -INT $ping_pid; wait $ping_pid; ping_pid=
 	cat "$tmpd/cli.out" "$tmpd/srv.out"
+	[ $rc = 0 ] || queue_dump
 	grep -E 'packets transmitted' "$tmpd/ping.out"
 	local sent recv
 	sent=$(awk '/^sent/{print $2}' "$tmpd/cli.out") recv=$(awk '/^received/{print $2}' "$tmpd/srv.out")

@@ -15,11 +15,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ktap_header 15
+ktap_header 16
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 ktap_check "load $ENA_DRIVER driver" ena_load
 ktap_check "both devices bound" ena_wait_ifaces 2
+# admin commands of probe (polled), before anything brings the links up
+A=$(ena_ifaces | head -1)
+admin_st() { ethtool -S "$A" 2>/dev/null | awk -v k="admin_$1:" '$1 == k {print $2; exit}'; }
+is_ours && probe_polled=$(admin_st cmds_polled)
 pair_setup || ktap_diag "pair setup failed"
 ktap_check "carrier up on both" bash -c "$(declare -f wait_carrier nsx); wait_carrier $A && wait_carrier $B 15 ena-peer"
 ktap_check "IPv4 ping out" ping_ok
@@ -56,6 +60,20 @@ jumbo() {
 		ip netns exec ena-peer ping -q -c 3 -i 0.2 -W 2 -M do -s 8000 10.77.0.1 >/dev/null
 }
 ktap_check "mtu 9000, 8000-byte ping both ways" jumbo
+# after probe the management interrupt serves admin commands: open, -L, -G
+# and the MTU change above must not have polled once
+admin_by_irq() {
+	local cmds polled irq
+	cmds=$(admin_st cmds) polled=$(admin_st cmds_polled) irq=$(admin_st cmds_irq)
+	echo "admin commands $cmds: polled $polled (probe $probe_polled), by interrupt $irq"
+	[ -n "$probe_polled" ] && [ "$polled" = "$probe_polled" ] && [ "${irq:-0}" -gt 0 ] &&
+		[ "$cmds" = $((polled + irq)) ]
+}
+if is_ours; then
+	ktap_check "admin commands after probe served by the management interrupt" admin_by_irq
+else
+	ktap_skip "admin commands after probe served by the management interrupt" "stock driver has no such counters"
+fi
 pair_teardown
 ktap_check "rmmod ena" ena_unload
 ktap_check "kernel log clean (no BUG/WARNING/Oops/leak)" dmesg_clean "$d0"
