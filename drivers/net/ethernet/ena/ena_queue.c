@@ -478,15 +478,20 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 {
 	struct ena_qp *qp = &a->qps[qid];
 
-	if (!test_bit(ENA_QP_STARTED, &qp->state))
+	if (!test_and_clear_bit(ENA_QP_STARTED, &qp->state))
 		return;
 
-	/* stop the TX queue and wait out an xmit already past the check */
+	/*
+	 * Not started any more: from here NAPI does not wake the TX queue
+	 * (it re-checks under the queue lock) and xmit drops.  Stop the queue
+	 * under its lock, which also waits out an xmit already running, so
+	 * no packet is posted after this and none races ena_tx_drain().
+	 */
+	smp_mb__after_atomic();
 	__netif_tx_lock_bh(qp->tx.ndq);
 	netif_tx_stop_queue(qp->tx.ndq);
 	__netif_tx_unlock_bh(qp->tx.ndq);
 	napi_disable(&qp->napi);
-	clear_bit(ENA_QP_STARTED, &qp->state);
 	irq_update_affinity_hint(qp->irq, NULL);
 	free_irq(qp->irq, qp);
 

@@ -406,8 +406,9 @@ static bool ena_clean_tx(struct ena_qp *qp, int napi_budget)
 	if (unlikely(netif_tx_queue_stopped(tx->ndq)) &&
 	    ena_tx_space(tx) >= tx->max_slots && ena_rt_qp_up(qp)) {
 		__netif_tx_lock(tx->ndq, smp_processor_id());
+		/* ena_qp_stop() clears STARTED before it takes this lock */
 		if (netif_tx_queue_stopped(tx->ndq) &&
-		    ena_tx_space(tx) >= tx->max_slots)
+		    ena_tx_space(tx) >= tx->max_slots && ena_rt_qp_up(qp))
 			netif_tx_wake_queue(tx->ndq);
 		__netif_tx_unlock(tx->ndq);
 	}
