@@ -31,6 +31,7 @@ void ena_reg_write(struct ena_adapter *a, u32 off, u32 val)
 struct ena_mmio_wait {
 	struct ena_mmio_resp *resp;
 	u16 seq;
+	u16 off;
 };
 
 static bool ena_mmio_answered(void *ctx)
@@ -39,6 +40,18 @@ static bool ena_mmio_answered(void *ctx)
 
 	return le16_to_cpu(READ_ONCE(w->resp->req_id)) == w->seq;
 }
+
+static void ena_mmio_name(void *ctx, char *buf, size_t len)
+{
+	struct ena_mmio_wait *w = ctx;
+
+	snprintf(buf, len, "register 0x%02x", w->off);
+}
+
+static const struct ena_wait_cond ena_mmio_cond = {
+	.done = ena_mmio_answered,
+	.name = ena_mmio_name,
+};
 
 /**
  * ena_reg_read() - read a BAR0 register, through DMA when the device can
@@ -52,8 +65,7 @@ static bool ena_mmio_answered(void *ctx)
  */
 int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val)
 {
-	struct ena_mmio_wait w = { .resp = a->mmio_resp };
-	char what[32];
+	struct ena_mmio_wait w = { .resp = a->mmio_resp, .off = off };
 	int rc;
 
 	if (!test_bit(ENA_F_READLESS, &a->flags)) {
@@ -68,9 +80,8 @@ int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val)
 	writel(FIELD_PREP(ENA_MMIO_READ_OFF, off) |
 	       FIELD_PREP(ENA_MMIO_READ_REQ_ID, w.seq),
 	       a->regs + ENA_REG_MMIO_READ);
-	snprintf(what, sizeof(what), "register 0x%02x", off);
-	rc = ena_poll_wait(&a->poll, ENA_WAIT_MMIO, ena_mmio_answered, &w,
-			   ENA_MMIO_READ_TIMEOUT_US, what);
+	rc = ena_poll_wait(&a->poll, ENA_WAIT_MMIO, &ena_mmio_cond, &w,
+			   ENA_MMIO_READ_TIMEOUT_US);
 	if (!rc) {
 		dma_rmb();
 		if (le16_to_cpu(a->mmio_resp->reg_off) != off) {
@@ -131,6 +142,18 @@ static bool ena_sts_reached(void *ctx)
 	return (sts & w->mask) == w->want;
 }
 
+static void ena_sts_name(void *ctx, char *buf, size_t len)
+{
+	struct ena_sts_wait *w = ctx;
+
+	snprintf(buf, len, "DEV_STS.reset_in_progress=%d", w->want ? 1 : 0);
+}
+
+static const struct ena_wait_cond ena_sts_cond = {
+	.done = ena_sts_reached,
+	.name = ena_sts_name,
+};
+
 /**
  * ena_dev_reset() - reset the device and wait for the handshake
  * @a: adapter
@@ -169,15 +192,15 @@ int ena_dev_reset(struct ena_adapter *a, enum ena_reset_reason reason)
 	ena_mmio_program(a);
 
 	w.want = ENA_DEV_STS_RESETTING;
-	rc = ena_poll_wait(&a->poll, ENA_WAIT_RESET, ena_sts_reached, &w,
-			   a->reset_timeout_us, "DEV_STS.reset_in_progress=1");
+	rc = ena_poll_wait(&a->poll, ENA_WAIT_RESET, &ena_sts_cond, &w,
+			   a->reset_timeout_us);
 	if (rc)
 		return rc;
 
 	ena_reg_write(a, ENA_REG_DEV_CTL, 0);
 	w.want = 0;
-	rc = ena_poll_wait(&a->poll, ENA_WAIT_RESET, ena_sts_reached, &w,
-			   a->reset_timeout_us, "DEV_STS.reset_in_progress=0");
+	rc = ena_poll_wait(&a->poll, ENA_WAIT_RESET, &ena_sts_cond, &w,
+			   a->reset_timeout_us);
 	return rc;
 }
 
@@ -342,6 +365,22 @@ static bool ena_acq_ready(void *ctx)
 	       READ_ONCE(aq->cq_phase);
 }
 
+/* The command in flight is the SQ entry just before the tail */
+static void ena_acq_name(void *ctx, char *buf, size_t len)
+{
+	struct ena_admin_queue *aq = ctx;
+	const struct ena_aq_cmd *cmd = &aq->sq[(aq->sq_tail - 1) &
+					       (ENA_AQ_DEPTH - 1)];
+
+	ena_cmd_name(cmd, le16_to_cpu(cmd->hdr.cmd_id) & ENA_AQ_CMD_ID_MASK,
+		     buf, len);
+}
+
+static const struct ena_wait_cond ena_acq_cond = {
+	.done = ena_acq_ready,
+	.name = ena_acq_name,
+};
+
 static int ena_aq_status_to_errno(u8 status)
 {
 	switch (status) {
@@ -438,14 +477,14 @@ int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	/* writel() orders the entry (and the re-armed completion) first */
 	ena_reg_write(a, ENA_REG_AQ_DB, aq->sq_tail);
 
-	ena_cmd_name(cmd, id, what, sizeof(what));
+	/* the command's name is formatted only for a log line */
 	if (irq) {
-		rc = ena_poll_wait_irq(&a->poll, ENA_WAIT_ADMIN, ena_acq_ready,
-				       aq, &aq->done, aq->timeout_us, what);
+		rc = ena_poll_wait_irq(&a->poll, ENA_WAIT_ADMIN, &ena_acq_cond,
+				       aq, &aq->done, aq->timeout_us);
 		WRITE_ONCE(aq->irq_cmds, aq->irq_cmds + 1);
 	} else {
-		rc = ena_poll_wait(&a->poll, ENA_WAIT_ADMIN, ena_acq_ready, aq,
-				   aq->timeout_us, what);
+		rc = ena_poll_wait(&a->poll, ENA_WAIT_ADMIN, &ena_acq_cond, aq,
+				   aq->timeout_us);
 		WRITE_ONCE(aq->polled_cmds, aq->polled_cmds + 1);
 	}
 	if (rc) {
@@ -464,6 +503,7 @@ int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 
 	got = le16_to_cpu(resp->hdr.cmd_id) & ENA_AQ_CMD_ID_MASK;
 	if (got != id) {
+		ena_cmd_name(cmd, id, what, sizeof(what));
 		WRITE_ONCE(aq->malformed, aq->malformed + 1);
 		dev_err(&a->pdev->dev,
 			"%s: completion carries unknown cmd_id %u\n", what, got);
@@ -475,6 +515,7 @@ int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	}
 	rc = ena_aq_status_to_errno(resp->hdr.status);
 	if (rc) {
+		ena_cmd_name(cmd, id, what, sizeof(what));
 		WRITE_ONCE(aq->errors, aq->errors + 1);
 		if (rc == -EOPNOTSUPP)
 			dev_dbg(&a->pdev->dev, "%s: unsupported\n", what);

@@ -126,10 +126,12 @@ static void ena_poll_sleep(u32 us)
 /* Charge one finished wait to its counters and log a timeout */
 static void ena_poll_account(struct ena_poll *p, enum ena_wait_kind kind,
 			     ktime_t start, u64 wakeups, u64 asked_ns,
-			     u64 slept_ns, bool irq, int rc, const char *what)
+			     u64 slept_ns, bool irq, int rc,
+			     const struct ena_wait_cond *c, void *ctx)
 {
 	struct ena_wait_stats *st = &p->stats[kind];
 	u64 ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+	char what[64];
 
 	WRITE_ONCE(st->waits, st->waits + 1);
 	WRITE_ONCE(st->wakeups, st->wakeups + wakeups);
@@ -141,6 +143,7 @@ static void ena_poll_account(struct ena_poll *p, enum ena_wait_kind kind,
 	if (!rc)
 		return;
 	WRITE_ONCE(st->timeouts, st->timeouts + 1);
+	c->name(ctx, what, sizeof(what));
 	dev_err(p->dev,
 		"%s wait for %s timed out after %llu us (%llu wakeups, %s)\n",
 		ena_wait_kind_names[kind], what, ns / NSEC_PER_USEC, wakeups,
@@ -151,11 +154,11 @@ static void ena_poll_account(struct ena_poll *p, enum ena_wait_kind kind,
  * ena_poll_wait() - wait until @done returns true, within @timeout_us
  * @p: policy and counters
  * @kind: which counter set to charge
- * @done: condition; called at once and after every sleep (process
- *	  context: it may itself sleep, e.g. for a readless read)
- * @ctx: argument of @done
+ * @c: the condition, called at once and after every sleep (process
+ *     context: it may itself sleep, e.g. for a readless read), and its
+ *     name for the timeout log line
+ * @ctx: argument of @c's functions
  * @timeout_us: bound of the whole wait
- * @what: what is waited for, named in the timeout log line
  *
  * Callers serialize waits of one kind (the admin queue lock, the reset
  * path), so the counters need no atomics; readers may see torn snapshots
@@ -164,8 +167,7 @@ static void ena_poll_account(struct ena_poll *p, enum ena_wait_kind kind,
  * Return: 0 once @done holds, -ETIME when @timeout_us passed without it.
  */
 int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
-		  bool (*done)(void *ctx), void *ctx, u32 timeout_us,
-		  const char *what)
+		  const struct ena_wait_cond *c, void *ctx, u32 timeout_us)
 {
 	ktime_t start = ktime_get();
 	ktime_t deadline = ktime_add_us(start, timeout_us);
@@ -173,13 +175,13 @@ int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
 	u32 sleep_us = p->first_us, us;
 	int rc = 0;
 
-	while (!done(ctx)) {
+	while (!c->done(ctx)) {
 		ktime_t now = ktime_get();
 		s64 left_us;
 
 		if (ktime_after(now, deadline)) {
 			/* one last look: we may have been descheduled */
-			if (done(ctx))
+			if (c->done(ctx))
 				break;
 			rc = -ETIME;
 			break;
@@ -193,7 +195,7 @@ int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
 		sleep_us = ena_poll_next_us(p, sleep_us);
 	}
 	ena_poll_account(p, kind, start, wakeups, asked_ns, slept_ns, false,
-			 rc, what);
+			 rc, c, ctx);
 	return rc;
 }
 
@@ -201,12 +203,12 @@ int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
  * ena_poll_wait_irq() - wait until @done returns true, woken by an interrupt
  * @p: policy and counters
  * @kind: which counter set to charge
- * @done: condition; checked at once and after every wakeup
- * @ctx: argument of @done
- * @irq: completed by the interrupt handler when @done may hold; the caller
- *	 re-arms it (reinit_completion()) before it starts the device
+ * @c: the condition, checked at once and after every wakeup, and its name
+ * @ctx: argument of @c's functions
+ * @irq: completed by the interrupt handler when the condition may hold;
+ *	 the caller re-arms it (reinit_completion()) before it starts the
+ *	 device
  * @timeout_us: bound of the whole wait
- * @what: what is waited for, named in the timeout log line
  *
  * A wakeup that finds @done false (a stale or shared interrupt) waits
  * again.  The condition is also checked every ENA_POLL_IRQ_RECHECK_US, so
@@ -215,20 +217,20 @@ int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
  * Return: 0 once @done holds, -ETIME when @timeout_us passed without it.
  */
 int ena_poll_wait_irq(struct ena_poll *p, enum ena_wait_kind kind,
-		      bool (*done)(void *ctx), void *ctx, struct completion *irq,
-		      u32 timeout_us, const char *what)
+		      const struct ena_wait_cond *c, void *ctx,
+		      struct completion *irq, u32 timeout_us)
 {
 	ktime_t start = ktime_get();
 	ktime_t deadline = ktime_add_us(start, timeout_us);
 	u64 wakeups = 0;
 	int rc = 0;
 
-	while (!done(ctx)) {
+	while (!c->done(ctx)) {
 		ktime_t now = ktime_get();
 		s64 left_us;
 
 		if (ktime_after(now, deadline)) {
-			if (done(ctx))
+			if (c->done(ctx))
 				break;
 			rc = -ETIME;
 			break;
@@ -236,13 +238,17 @@ int ena_poll_wait_irq(struct ena_poll *p, enum ena_wait_kind kind,
 		left_us = ktime_us_delta(deadline, now);
 		left_us = clamp_t(s64, left_us, 1, ENA_POLL_IRQ_RECHECK_US);
 		if (!wait_for_completion_timeout(irq, usecs_to_jiffies(left_us)) &&
-		    done(ctx))
+		    c->done(ctx)) {
+			char what[64];
+
+			c->name(ctx, what, sizeof(what));
 			dev_warn_ratelimited(p->dev,
 					     "%s completed without an interrupt\n",
 					     what);
+		}
 		wakeups++;
 	}
-	ena_poll_account(p, kind, start, wakeups, 0, 0, true, rc, what);
+	ena_poll_account(p, kind, start, wakeups, 0, 0, true, rc, c, ctx);
 	return rc;
 }
 

@@ -83,13 +83,23 @@ struct ena_poll {
 	struct ena_wait_stats stats[ENA_WAIT_KINDS];
 };
 
+/**
+ * struct ena_wait_cond - what a wait waits for
+ * @done: the condition; true ends the wait
+ * @name: writes what is waited for into @buf, for the timeout log line
+ *	  only: a wait that succeeds formats nothing
+ */
+struct ena_wait_cond {
+	bool (*done)(void *ctx);
+	void (*name)(void *ctx, char *buf, size_t len);
+};
+
 void ena_poll_init(struct ena_poll *p, struct device *dev);
 int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
-		  bool (*done)(void *ctx), void *ctx, u32 timeout_us,
-		  const char *what);
+		  const struct ena_wait_cond *c, void *ctx, u32 timeout_us);
 int ena_poll_wait_irq(struct ena_poll *p, enum ena_wait_kind kind,
-		      bool (*done)(void *ctx), void *ctx, struct completion *irq,
-		      u32 timeout_us, const char *what);
+		      const struct ena_wait_cond *c, void *ctx,
+		      struct completion *irq, u32 timeout_us);
 const char *ena_poll_mode_name(const struct ena_poll *p);
 const char *ena_wait_kind_name(enum ena_wait_kind kind);
 u64 ena_poll_total_wakeups(const struct ena_poll *p);
