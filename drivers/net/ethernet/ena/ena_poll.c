@@ -150,8 +150,70 @@ static void ena_poll_account(struct ena_poll *p, enum ena_wait_kind kind,
 		irq ? "interrupt" : ena_poll_mode_names[p->mode]);
 }
 
+/*
+ * One wakeup of a wait that is still short of its condition, @left_us
+ * before its deadline: a sleep of the policy, or a wait for the interrupt
+ * capped at ENA_POLL_IRQ_RECHECK_US.  Returns the next sleep length.
+ */
+static u32 ena_poll_pause(struct ena_poll *p, const struct ena_wait_cond *c,
+			  void *ctx, struct completion *irq, s64 left_us,
+			  u32 sleep_us, u64 *asked_ns)
+{
+	u32 us;
+
+	if (irq) {
+		left_us = clamp_t(s64, left_us, 1, ENA_POLL_IRQ_RECHECK_US);
+		if (!wait_for_completion_timeout(irq, usecs_to_jiffies(left_us)) &&
+		    c->done(ctx)) {
+			char what[64];
+
+			c->name(ctx, what, sizeof(what));
+			dev_warn_ratelimited(p->dev,
+					     "%s completed without an interrupt\n",
+					     what);
+		}
+		return sleep_us;
+	}
+	us = min_t(s64, sleep_us, max_t(s64, left_us, 1));
+	ena_poll_sleep(us);
+	*asked_ns += (u64)us * NSEC_PER_USEC;
+	return ena_poll_next_us(p, sleep_us);
+}
+
+static int ena_poll_run(struct ena_poll *p, enum ena_wait_kind kind,
+			const struct ena_wait_cond *c, void *ctx,
+			struct completion *irq, u32 timeout_us)
+{
+	ktime_t start = ktime_get();
+	ktime_t deadline = ktime_add_us(start, timeout_us);
+	u64 wakeups = 0, asked_ns = 0, slept_ns = 0;
+	u32 sleep_us = p->first_us;
+	int rc = 0;
+
+	while (!c->done(ctx)) {
+		ktime_t now = ktime_get();
+
+		if (ktime_after(now, deadline)) {
+			/* one last look: we may have been descheduled */
+			if (c->done(ctx))
+				break;
+			rc = -ETIME;
+			break;
+		}
+		sleep_us = ena_poll_pause(p, c, ctx, irq,
+					  ktime_us_delta(deadline, now),
+					  sleep_us, &asked_ns);
+		if (!irq)
+			slept_ns += ktime_to_ns(ktime_sub(ktime_get(), now));
+		wakeups++;
+	}
+	ena_poll_account(p, kind, start, wakeups, asked_ns, slept_ns, !!irq,
+			 rc, c, ctx);
+	return rc;
+}
+
 /**
- * ena_poll_wait() - wait until @done returns true, within @timeout_us
+ * ena_poll_wait() - wait until a condition holds, within @timeout_us
  * @p: policy and counters
  * @kind: which counter set to charge
  * @c: the condition, called at once and after every sleep (process
@@ -164,43 +226,17 @@ static void ena_poll_account(struct ena_poll *p, enum ena_wait_kind kind,
  * path), so the counters need no atomics; readers may see torn snapshots
  * only on 32-bit hosts.
  *
- * Return: 0 once @done holds, -ETIME when @timeout_us passed without it.
+ * Return: 0 once the condition holds, -ETIME when @timeout_us passed
+ * without it.
  */
 int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
 		  const struct ena_wait_cond *c, void *ctx, u32 timeout_us)
 {
-	ktime_t start = ktime_get();
-	ktime_t deadline = ktime_add_us(start, timeout_us);
-	u64 wakeups = 0, asked_ns = 0, slept_ns = 0;
-	u32 sleep_us = p->first_us, us;
-	int rc = 0;
-
-	while (!c->done(ctx)) {
-		ktime_t now = ktime_get();
-		s64 left_us;
-
-		if (ktime_after(now, deadline)) {
-			/* one last look: we may have been descheduled */
-			if (c->done(ctx))
-				break;
-			rc = -ETIME;
-			break;
-		}
-		left_us = ktime_us_delta(deadline, now);
-		us = min_t(s64, sleep_us, max_t(s64, left_us, 1));
-		ena_poll_sleep(us);
-		asked_ns += (u64)us * NSEC_PER_USEC;
-		slept_ns += ktime_to_ns(ktime_sub(ktime_get(), now));
-		wakeups++;
-		sleep_us = ena_poll_next_us(p, sleep_us);
-	}
-	ena_poll_account(p, kind, start, wakeups, asked_ns, slept_ns, false,
-			 rc, c, ctx);
-	return rc;
+	return ena_poll_run(p, kind, c, ctx, NULL, timeout_us);
 }
 
 /**
- * ena_poll_wait_irq() - wait until @done returns true, woken by an interrupt
+ * ena_poll_wait_irq() - wait until a condition holds, woken by an interrupt
  * @p: policy and counters
  * @kind: which counter set to charge
  * @c: the condition, checked at once and after every wakeup, and its name
@@ -210,46 +246,19 @@ int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
  *	 device
  * @timeout_us: bound of the whole wait
  *
- * A wakeup that finds @done false (a stale or shared interrupt) waits
- * again.  The condition is also checked every ENA_POLL_IRQ_RECHECK_US, so
- * a lost interrupt delays the caller by that much, not by @timeout_us.
+ * A wakeup that finds the condition false (a stale or shared interrupt)
+ * waits again.  The condition is also checked every
+ * ENA_POLL_IRQ_RECHECK_US, so a lost interrupt delays the caller by that
+ * much, not by @timeout_us.
  *
- * Return: 0 once @done holds, -ETIME when @timeout_us passed without it.
+ * Return: 0 once the condition holds, -ETIME when @timeout_us passed
+ * without it.
  */
 int ena_poll_wait_irq(struct ena_poll *p, enum ena_wait_kind kind,
 		      const struct ena_wait_cond *c, void *ctx,
 		      struct completion *irq, u32 timeout_us)
 {
-	ktime_t start = ktime_get();
-	ktime_t deadline = ktime_add_us(start, timeout_us);
-	u64 wakeups = 0;
-	int rc = 0;
-
-	while (!c->done(ctx)) {
-		ktime_t now = ktime_get();
-		s64 left_us;
-
-		if (ktime_after(now, deadline)) {
-			if (c->done(ctx))
-				break;
-			rc = -ETIME;
-			break;
-		}
-		left_us = ktime_us_delta(deadline, now);
-		left_us = clamp_t(s64, left_us, 1, ENA_POLL_IRQ_RECHECK_US);
-		if (!wait_for_completion_timeout(irq, usecs_to_jiffies(left_us)) &&
-		    c->done(ctx)) {
-			char what[64];
-
-			c->name(ctx, what, sizeof(what));
-			dev_warn_ratelimited(p->dev,
-					     "%s completed without an interrupt\n",
-					     what);
-		}
-		wakeups++;
-	}
-	ena_poll_account(p, kind, start, wakeups, 0, 0, true, rc, c, ctx);
-	return rc;
+	return ena_poll_run(p, kind, c, ctx, irq, timeout_us);
 }
 
 u64 ena_poll_total_wakeups(const struct ena_poll *p)
