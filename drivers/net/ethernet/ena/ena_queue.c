@@ -482,12 +482,12 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 		return;
 
 	/*
-	 * Not started any more: from here NAPI does not wake the TX queue
-	 * (it re-checks under the queue lock) and xmit drops.  Stop the queue
-	 * under its lock, which also waits out an xmit already running, so
-	 * no packet is posted after this and none races ena_tx_drain().
+	 * Not started any more (test_and_clear_bit() is fully ordered): from
+	 * here NAPI does not wake the TX queue (it re-checks under the queue
+	 * lock) and xmit drops.  Stop the queue under its lock, which also
+	 * waits out an xmit already running, so no packet is posted after
+	 * this and none races ena_tx_drain().
 	 */
-	smp_mb__after_atomic();
 	__netif_tx_lock_bh(qp->tx.ndq);
 	netif_tx_stop_queue(qp->tx.ndq);
 	__netif_tx_unlock_bh(qp->tx.ndq);
