@@ -145,6 +145,9 @@ pair_teardown() {
 	ip netns del ena-peer
 }
 
+# eth_stat IFACE NAME: one ethtool -S counter (empty when absent)
+eth_stat() { ethtool -S "$1" 2>/dev/null | awk -v k="$2:" '$1 == k {print $2; exit}'; }
+
 # ping_ok [count]: IPv4 ping from here to the peer
 ping_ok() { ping -q -c "${1:-3}" -i 0.2 -W 2 10.77.0.2 >/dev/null 2>&1; }
 

@@ -46,7 +46,7 @@ cleanup() {
 trap cleanup EXIT
 
 # st NAME: one ethtool -S counter of $A (empty when absent)
-st() { ethtool -S "$A" 2>/dev/null | awk -v k="$1:" '$1 == k {print $2; exit}'; }
+st() { eth_stat "$A" "$1"; }
 mbytes() { model_get ena0 stat-ring-bytes; }
 mqueues() { echo "$(model_get ena0 stat-queues-created) $(model_get ena0 stat-queues-destroyed)"; }
 ring_cur() { ethtool -g "$A" | awk '/^Current/{c=1} c && /^'"$1"':/{print $2; exit}'; }

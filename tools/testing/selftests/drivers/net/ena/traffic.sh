@@ -22,7 +22,7 @@ ktap_check "load $ENA_DRIVER driver" ena_load
 ktap_check "both devices bound" ena_wait_ifaces 2
 # admin commands of probe (polled), before anything brings the links up
 A=$(ena_ifaces | head -1)
-admin_st() { ethtool -S "$A" 2>/dev/null | awk -v k="admin_$1:" '$1 == k {print $2; exit}'; }
+admin_st() { eth_stat "$A" "admin_$1"; }
 is_ours && probe_polled=$(admin_st cmds_polled)
 pair_setup || ktap_diag "pair setup failed"
 ktap_check "carrier up on both" bash -c "$(declare -f wait_carrier nsx); wait_carrier $A && wait_carrier $B 15 ena-peer"
