@@ -51,7 +51,8 @@ pkgs=(build-essential bc flex bison libelf-dev libssl-dev kmod sparse coccinelle
       ethtool iproute2 iputils-ping busybox-static cpio socat python3 gnuplot-nox
       ninja-build pkg-config libglib2.0-dev libpixman-1-dev libslirp-dev libfdt-dev
       libcap-ng-dev libattr1-dev python3-venv dpkg-dev
-      seabios ipxe-qemu qemu-system-data dkms gcc-12 xz-utils linux-source-6.12)
+      seabios ipxe-qemu qemu-system-data dkms gcc-12 xz-utils linux-source-6.12
+      dwarves)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
