@@ -42,9 +42,10 @@ for lat in $lat_list; do
 				     $1 ~ /^admin_sleep_ns:?$/ {s=$2} $1 ~ /^admin_poll_wakeups:?$/ {w=$2}
 				     END {print (n ? t : -1), a+0, s+0, w+0}')"
 			mapfile -t m < <("$QMP" qom-get ena0 stat-admin-cmds stat-react-count \
-				stat-react-median-ns stat-react-p90-ns stat-react-max-ns)
+				stat-react-median-ns stat-react-p90-ns stat-react-max-ns \
+				stat-react-probe-median-ns)
 			python3 -S - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" "${kreg_us:--1}" \
-				"${m[@]}" "$(uname -r)" "${wait_ns:--1}" "${asked_ns:-0}" "${slept_ns:-0}" "${sleeps:-0}" >> "$out" <<'PY'
+				"${m[@]:0:5}" "$(uname -r)" "${wait_ns:--1}" "${asked_ns:-0}" "${slept_ns:-0}" "${sleeps:-0}" "${m[5]:--1}" >> "$out" <<'PY'
 import json, re, sys
 j = json.loads(sys.argv[1])
 ifs = j["ifaces"].values()
@@ -65,6 +66,8 @@ if int(sys.argv[14]) >= 0:
     rec["drv_sleep_asked_ns"] = int(sys.argv[15])
     rec["drv_sleep_ns"] = int(sys.argv[16])
     rec["drv_sleeps"] = int(sys.argv[17])
+if int(sys.argv[18]) >= 0:
+    rec["react_probe_med_ns"] = int(sys.argv[18])
 if m:
     rec.update(probe_us=int(m[1]), drv_cmds=int(m[2]), drv_wakeups=int(m[3]))
 print(json.dumps(rec))

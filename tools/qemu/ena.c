@@ -135,6 +135,7 @@ struct EnaState {
     uint32_t fault_delay_next_ms;
     uint32_t fault_malformed;
     bool fault_fatal;
+    bool tx_hold;           /* TX doorbells are taken but not served */
     uint32_t fault_rx_bad_reqid;
     uint32_t fault_rx_bad_len;
     uint32_t fault_tx_bad_reqid;
@@ -193,6 +194,8 @@ struct EnaState {
     uint32_t unreacted_count;
     int64_t react[ENA_REACT_SAMPLES];
     uint32_t react_count;   /* total samples taken (ring index) */
+    uint32_t react_db_first; /* react_count before this doorbell's samples */
+    uint32_t react_probe;   /* samples before the first CREATE_CQ, or ~0 */
 };
 
 static const uint8_t ena_default_rss_key[ENAHW_RSS_KEY_BYTES] = {
@@ -952,6 +955,14 @@ static uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     uint32_t i;
     EnaCq *cq;
 
+    /*
+     * The first IO queue ends the driver's probe: its reaction samples
+     * are the ones taken before this command's doorbell.
+     */
+    if (s->react_probe == UINT32_MAX) {
+        s->react_probe = s->react_db_first;
+    }
+
     if (!ena_pow2_depth(depth, ena_max_depth(s)) || words < 2 || words > 8 ||
         !base || (intr && vector >= s->nr_vectors)) {
         qemu_log_mask(LOG_GUEST_ERROR,
@@ -1183,6 +1194,7 @@ static void ena_aq_doorbell(EnaState *s, uint32_t val)
 
     s->aq_db = val;
     s->st.admin_doorbells++;
+    s->react_db_first = s->react_count;
     for (i = 0; i < s->unreacted_count; i++) {
         ena_react_sample(s, now - s->unreacted[i]);
     }
@@ -1826,6 +1838,18 @@ static void ena_set_link(NetClientState *nc)
 /* ------------------------------------------------------------------ */
 /* IO doorbells and queue registers                                    */
 
+/* send what a TX SQ holds between its head and the doorbell's tail */
+static void ena_tx_serve(EnaState *s, uint32_t idx)
+{
+    EnaSq *sq = &s->sqs[idx];
+
+    if (sq->placement == ENAHW_PLACE_DEV) {
+        ena_tx_llq(s, sq, idx);
+    } else {
+        ena_tx_host(s, sq, idx);
+    }
+}
+
 static void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
 {
     EnaSq *sq;
@@ -1850,10 +1874,8 @@ static void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
     }
     if (sq->dir == ENAHW_DIR_RX) {
         qemu_flush_queued_packets(qemu_get_queue(s->nic));
-    } else if (sq->placement == ENAHW_PLACE_DEV) {
-        ena_tx_llq(s, sq, idx);
-    } else {
-        ena_tx_host(s, sq, idx);
+    } else if (!s->tx_hold) {
+        ena_tx_serve(s, idx);
     }
 }
 
@@ -2247,6 +2269,29 @@ static void ena_set_llq(Object *obj, bool val, Error **errp)
     s->llq_enabled = val;
 }
 
+static bool ena_get_tx_hold(Object *obj, Error **errp)
+{
+    return ENA(obj)->tx_hold;
+}
+
+/* tx-hold: a device that stops sending for a while, then catches up */
+static void ena_set_tx_hold(Object *obj, bool val, Error **errp)
+{
+    EnaState *s = ENA(obj);
+    uint32_t i;
+
+    s->tx_hold = val;
+    if (val || !ena_ready(s)) {
+        return;
+    }
+    for (i = 0; s->sqs && i < s->qcap; i++) {
+        if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_TX &&
+            s->sqs[i].tail != s->sqs[i].head) {
+            ena_tx_serve(s, i);
+        }
+    }
+}
+
 static bool ena_get_fatal(Object *obj, Error **errp)
 {
     return ENA(obj)->fault_fatal;
@@ -2276,6 +2321,8 @@ static void ena_stat_reset(Object *obj, bool val, Error **errp)
     if (val) {
         memset(&s->st, 0, sizeof(s->st));
         s->react_count = 0;
+        s->react_db_first = 0;
+        s->react_probe = UINT32_MAX;
         s->unreacted_count = 0;
     }
 }
@@ -2294,6 +2341,42 @@ static char *ena_get_by_opcode(Object *obj, Error **errp)
     return g_string_free(str, false);
 }
 
+/* "queues": one line per live SQ and the RSS table, for a test's report */
+static char *ena_get_queues(Object *obj, Error **errp)
+{
+    EnaState *s = ENA(obj);
+    GString *str = g_string_new(NULL);
+    uint32_t i, n;
+
+    for (i = 0; s->sqs && i < ena_nsq(s); i++) {
+        EnaSq *sq = &s->sqs[i];
+        EnaCq *cq;
+
+        if (!sq->live) {
+            continue;
+        }
+        cq = &s->cqs[sq->cq];
+        g_string_append_printf(str, "sq %u %s head %u tail %u cq %u tail %u "
+                               "vec %u%s%s\n", i,
+                               sq->dir == ENAHW_DIR_TX ? "tx" : "rx",
+                               sq->head, sq->tail, sq->cq, cq->tail,
+                               cq->vector,
+                               cq->vector < s->nr_vectors &&
+                               s->vec_masked[cq->vector] ? " masked" : "",
+                               cq->vector < s->nr_vectors &&
+                               s->vec_pending[cq->vector] ? " pending" : "");
+    }
+    if (s->rss_table_set) {
+        n = 1u << s->rss_table_log;
+        g_string_append(str, "rss");
+        for (i = 0; i < n; i++) {
+            g_string_append_printf(str, " %u", s->rss_table[i]);
+        }
+        g_string_append_c(str, '\n');
+    }
+    return g_string_free(str, false);
+}
+
 static int ena_cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -2304,9 +2387,15 @@ static int ena_cmp_i64(const void *a, const void *b)
 static uint64_t ena_react_stat(EnaState *s, const char *which)
 {
     uint32_t n = MIN(s->react_count, ENA_REACT_SAMPLES);
+    const char *kind = which + strlen("stat-react-");
     g_autofree int64_t *v = NULL;
 
-    if (!strcmp(which, "stat-react-count")) {
+    if (g_str_has_prefix(kind, "probe-")) {
+        /* only the samples taken before the first CREATE_CQ: probe's */
+        n = MIN(n, s->react_probe);
+        kind += strlen("probe-");
+    }
+    if (!strcmp(kind, "count")) {
         return s->react_count;
     }
     if (!n) {
@@ -2314,10 +2403,10 @@ static uint64_t ena_react_stat(EnaState *s, const char *which)
     }
     v = g_memdup2(s->react, n * sizeof(int64_t));
     qsort(v, n, sizeof(int64_t), ena_cmp_i64);
-    if (!strcmp(which, "stat-react-median-ns")) {
+    if (!strcmp(kind, "median-ns")) {
         return v[n / 2];
     }
-    if (!strcmp(which, "stat-react-p90-ns")) {
+    if (!strcmp(kind, "p90-ns")) {
         return v[MIN(n - 1, (n * 9) / 10)];
     }
     return v[n - 1];
@@ -2408,6 +2497,7 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "fault-delay-next-ms", &s->fault_delay_next_ms, NULL);
     ena_add_u32(obj, "fault-malformed", &s->fault_malformed, NULL);
     object_property_add_bool(obj, "fault-fatal", ena_get_fatal, ena_set_fatal);
+    object_property_add_bool(obj, "tx-hold", ena_get_tx_hold, ena_set_tx_hold);
     ena_add_u32(obj, "fault-rx-bad-reqid", &s->fault_rx_bad_reqid, NULL);
     ena_add_u32(obj, "fault-rx-bad-len", &s->fault_rx_bad_len, NULL);
     ena_add_u32(obj, "fault-tx-bad-reqid", &s->fault_tx_bad_reqid, NULL);
@@ -2425,10 +2515,12 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-rx-packets", &s->st.rx_packets);
     ena_add_stat(obj, "stat-rx-dropped", &s->st.rx_dropped);
     ena_add_stat(obj, "stat-aenq-dropped", &s->st.aenq_dropped);
+    object_property_add_str(obj, "queues", ena_get_queues, NULL);
     ena_add_stat(obj, "stat-react-count", NULL);
     ena_add_stat(obj, "stat-react-median-ns", NULL);
     ena_add_stat(obj, "stat-react-p90-ns", NULL);
     ena_add_stat(obj, "stat-react-max-ns", NULL);
+    ena_add_stat(obj, "stat-react-probe-median-ns", NULL);
     object_property_add_bool(obj, "stat-reset", ena_get_false, ena_stat_reset);
 }
 
@@ -2457,6 +2549,7 @@ static void ena_realize(PCIDevice *pd, Error **errp)
     }
     s->qcap = s->max_queues;
     s->has_llq_bar = s->llq_enabled;
+    s->react_probe = UINT32_MAX;
     pci_config_set_device_id(cfg, s->device_id);
     pci_set_word(cfg + PCI_SUBSYSTEM_VENDOR_ID, ENAHW_VENDOR_AMAZON);
     pci_set_word(cfg + PCI_SUBSYSTEM_ID, s->device_id);

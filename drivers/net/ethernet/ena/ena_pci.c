@@ -203,6 +203,11 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ena_aenq_enable(a);
 	/* apply events posted while the interrupt was masked (link state) */
 	ena_aenq_process(a);
+	/*
+	 * The device init above polled; from here on (RSS, open, ethtool) the
+	 * management interrupt serves admin completions.
+	 */
+	ena_admin_irq_mode(a, true);
 	ena_probe_mark(a, ENA_PROBE_MGMT_IRQ, t0);
 
 	rc = ena_rss_probe(a);
@@ -222,8 +227,6 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	ena_debugfs_add(a);
 	ena_health_start(a);
-	/* probe polled; from here on the interrupt serves admin commands */
-	ena_admin_irq_mode(a, true);
 	ena_probe_mark(a, ENA_PROBE_HEALTH, t0);
 
 	/* last step: from here on userspace may open the interface */
@@ -240,12 +243,12 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 
 err_health:
-	ena_admin_irq_mode(a, false);
 	ena_health_stop(a);
 	ena_debugfs_remove(a);
 err_rss:
 	ena_rss_free(a);
 err_irq:
+	ena_admin_irq_mode(a, false);
 	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
 	free_irq(pci_irq_vector(pdev, ENA_MGMT_VECTOR), a);
 	clear_bit(ENA_F_MGMT_IRQ, &a->flags);

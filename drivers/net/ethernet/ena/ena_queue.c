@@ -447,7 +447,13 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	set_bit(ENA_QP_STARTED, &qp->state);
 	napi_enable(&qp->napi);
 	ena_unmask_irq(qp);
-	netif_tx_start_queue(tx->ndq);
+	/*
+	 * Wake, not start: packets the qdisc held back while this queue was
+	 * stopped (a restart by -G or a reset under traffic) must be sent now,
+	 * not when the next packet happens to be queued behind them; a TCP
+	 * sender whose segments sit there sends nothing new and would stall.
+	 */
+	netif_tx_wake_queue(tx->ndq);
 	WRITE_ONCE(qp->stats->starts, qp->stats->starts + 1);
 	return 0;
 

@@ -38,6 +38,7 @@ cleanup() {
 	[ -n "${tcp_srv:-}" ] && kill "$tcp_srv" 2>/dev/null
 	[ -n "${tcp_cli:-}" ] && kill "$tcp_cli" 2>/dev/null
 	[ -n "${ping_pid:-}" ] && kill "$ping_pid" 2>/dev/null
+	model_set ena0 tx-hold false 2>/dev/null
 	wait 2>/dev/null
 	pair_teardown
 	ena_unload 2>/dev/null
@@ -69,7 +70,7 @@ expect() {
 	return 1
 }
 
-n_tests=22
+n_tests=23
 ktap_header $n_tests
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r), cpus $(nproc), seed $seed"
@@ -258,7 +259,11 @@ queue_dump() {
 		echo "--- $d"
 		$ns sh -c "grep -H . /sys/class/net/$d/queues/tx-*/byte_queue_limits/inflight" 2>/dev/null
 		$ns ethtool -S "$d" 2>/dev/null | grep -v ': 0$' | tr -s ' ' | paste -sd' '
-		$ns tc -s qdisc show dev "$d" | head -12
+		$ns tc -s qdisc show dev "$d" | grep -E '^qdisc|backlog'
+	done
+	for d in ena0 ena1; do
+		echo "--- model $d: rx $(model_get $d stat-rx-packets) rx dropped $(model_get $d stat-rx-dropped)"
+		model_get $d queues
 	done
 	dmesg | tail -20
 }
@@ -290,7 +295,74 @@ traffic_during() {
 	[ -n "$sent" ] && [ "$sent" = "$recv" ] || { echo "TCP stream broken: sent '$sent', received '$recv'"; rc=1; }
 	return $rc
 }
-ktap_check "TCP stream + ping survive -L $N->$((N - 1))->$N->1->$N and -G 512 -> back" traffic_during
+t="TCP stream + ping survive -L $N->$((N - 1))->$N->1->$N and -G 512 -> back"
+if is_ours; then
+	ktap_check "$t" traffic_during
+elif out=$(traffic_during 2>&1); then
+	printf '%s\n' "$out" | sed 's/^/# /'
+	ktap_pass "$t"
+else
+	# seen in about one run in four: the stock driver restarts every queue
+	# and does not reschedule the qdisc (the next case shows it)
+	printf '%s\n' "$out" | sed 's/^/# /'
+	ktap_xfail "$t" "the stock driver's stream stalled across its queue restarts"
+fi
+
+# --- a qdisc backlog across a queue restart ----------------------------------------------
+# The model holds TX (tx-hold): one UDP burst fills the TX queue and BQL stops
+# it, so the rest waits in the qdisc. Then -G restarts every queue and the
+# device sends again. Nothing new is queued after the burst: the held packets
+# go out only if the restarted queue reschedules its qdisc (a TCP sender whose
+# segments sit there would otherwise stall for good, see traffic_during).
+cat > "$tmpd/burst.py" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)   # SO_SNDBUFFORCE: room for the burst
+s.setblocking(False)
+n = 0
+for i in range(int(sys.argv[1])):
+    try:
+        s.sendto(b"b" * 1000, ("10.77.0.2", 5003)); n += 1
+    except BlockingIOError:
+        break
+print(n)
+PY
+backlog_pkts() { tc -s qdisc show dev "$A" | awk '/backlog/{sub("p", "", $3); print $3; exit}'; }
+peer_rx() { ip netns exec ena-peer cat "/sys/class/net/$B/statistics/rx_packets"; }
+held_backlog() {
+	local sent held rx0 rx1 left i rc=0
+	model_set ena0 tx-hold true
+	rx0=$(peer_rx)
+	sent=$(python3 "$tmpd/burst.py" 2000)
+	sleep 0.2
+	held=$(backlog_pkts)
+	echo "burst of $sent datagrams, $held held in the qdisc"
+	ethtool -G "$A" rx 512 tx 512 || { echo "ethtool -G failed"; rc=1; }
+	model_set ena0 tx-hold false
+	for ((i = 0; i < 50; i++)); do
+		left=$(backlog_pkts)
+		[ "$left" = 0 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	rx1=$(peer_rx)
+	echo "after -G: $left left in the qdisc, peer received $((rx1 - rx0))"
+	ethtool -G "$A" rx "$RXD" tx "$TXD" || rc=1
+	[ "${held:-0}" -ge 100 ] || { echo "no backlog built: nothing was checked"; return 1; }
+	[ "$left" = 0 ] && [ $((rx1 - rx0)) -ge $((held / 2)) ] && [ $rc = 0 ]
+}
+t="packets held in the qdisc while the device paused TX are sent after -G restarts the queues"
+if is_ours; then
+	ktap_check "$t" held_backlog
+else
+	out=$(held_backlog 2>&1)
+	if [ $? = 0 ]; then
+		ktap_pass "$t"
+	else
+		printf '%s\n' "$out" | sed 's/^/# /'
+		ktap_xfail "$t" "stock takes the carrier down and restarts the queues with netif_tx_start_all_queues(), which does not reschedule the qdisc: the held packets are dropped or left unsent"
+	fi
+fi
 
 # --- stress: random changes and up/down cycles ---------------------------------------------
 base_model=$(mbytes)

@@ -20,7 +20,8 @@ d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 ktap_check "load $ENA_DRIVER driver" ena_load
 ktap_check "both devices bound" ena_wait_ifaces 2
-# admin commands of probe (polled), before anything brings the links up
+# admin commands of probe's device init (polled, before the management
+# interrupt is live), before anything brings the links up
 A=$(ena_ifaces | head -1)
 admin_st() { eth_stat "$A" "admin_$1"; }
 is_ours && probe_polled=$(admin_st cmds_polled)
@@ -60,8 +61,9 @@ jumbo() {
 		ip netns exec ena-peer ping -q -c 3 -i 0.2 -W 2 -M do -s 8000 10.77.0.1 >/dev/null
 }
 ktap_check "mtu 9000, 8000-byte ping both ways" jumbo
-# after probe the management interrupt serves admin commands: open, -L, -G
-# and the MTU change above must not have polled once
+# once probe has its management interrupt, that interrupt serves admin
+# commands: probe's RSS setup, open, -L, -G and the MTU change above must
+# not have polled once
 admin_by_irq() {
 	local cmds polled irq
 	cmds=$(admin_st cmds) polled=$(admin_st cmds_polled) irq=$(admin_st cmds_irq)
