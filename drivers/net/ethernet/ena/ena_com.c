@@ -406,10 +406,10 @@ static int ena_aq_status_to_errno(u8 status)
  * @a: adapter
  * @on: true once the management vector is live and unmasked
  *
- * Probe and reset poll (the fast linear policy of ena_poll.c); an adapter
- * that is up takes the management interrupt instead, so a slow command
- * costs no wakeups.  Takes the admin lock: no command is in flight across
- * the switch.
+ * The device initialisation of probe and reset polls (the fast linear
+ * policy of ena_poll.c); once the management vector is live, commands take
+ * that interrupt instead, so a slow command costs no wakeups.  Takes the
+ * admin lock: no command is in flight across the switch.
  */
 void ena_admin_irq_mode(struct ena_adapter *a, bool on)
 {
