@@ -295,18 +295,10 @@ traffic_during() {
 	[ -n "$sent" ] && [ "$sent" = "$recv" ] || { echo "TCP stream broken: sent '$sent', received '$recv'"; rc=1; }
 	return $rc
 }
-t="TCP stream + ping survive -L $N->$((N - 1))->$N->1->$N and -G 512 -> back"
-if is_ours; then
-	ktap_check "$t" traffic_during
-elif out=$(traffic_during 2>&1); then
-	printf '%s\n' "$out" | sed 's/^/# /'
-	ktap_pass "$t"
-else
-	# seen in about one run in four: the stock driver restarts every queue
-	# and does not reschedule the qdisc (the next case shows it)
-	printf '%s\n' "$out" | sed 's/^/# /'
-	ktap_xfail "$t" "the stock driver's stream stalled across its queue restarts"
-fi
+# seen in about one run in four with the stock driver: it restarts every
+# queue and does not reschedule the qdisc (the next case shows it)
+ktap_check_xfail_stock "TCP stream + ping survive -L $N->$((N - 1))->$N->1->$N and -G 512 -> back" \
+	"the stock driver's stream stalled across its queue restarts" traffic_during
 
 # --- a qdisc backlog across a queue restart ----------------------------------------------
 # The model holds TX (tx-hold): one UDP burst fills the TX queue and BQL stops
@@ -351,18 +343,9 @@ held_backlog() {
 	[ "${held:-0}" -ge 100 ] || { echo "no backlog built: nothing was checked"; return 1; }
 	[ "$left" = 0 ] && [ $((rx1 - rx0)) -ge $((held / 2)) ] && [ $rc = 0 ]
 }
-t="packets held in the qdisc while the device paused TX are sent after -G restarts the queues"
-if is_ours; then
-	ktap_check "$t" held_backlog
-else
-	out=$(held_backlog 2>&1)
-	if [ $? = 0 ]; then
-		ktap_pass "$t"
-	else
-		printf '%s\n' "$out" | sed 's/^/# /'
-		ktap_xfail "$t" "stock takes the carrier down and restarts the queues with netif_tx_start_all_queues(), which does not reschedule the qdisc: the held packets are dropped or left unsent"
-	fi
-fi
+ktap_check_xfail_stock "packets held in the qdisc while the device paused TX are sent after -G restarts the queues" \
+	"stock takes the carrier down and restarts the queues with netif_tx_start_all_queues(), which does not reschedule the qdisc: the held packets are dropped or left unsent" \
+	held_backlog
 
 # --- stress: random changes and up/down cycles ---------------------------------------------
 base_model=$(mbytes)
