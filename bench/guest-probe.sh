@@ -30,7 +30,6 @@ for lat in $lat_list; do
 		for v in $variants; do
 			model_set ena0 stat-reset true
 			dmesg -C
-			l0=1
 			j=$("$st/ena_nl.py" --up --count "$ndev" --timeout 60 -- $(load_cmd $v))
 			read -r init_us kreg_us _ <<< "$(ktime_read)"
 			probe_line=$(dmesg | grep -m1 -E 'probe done in' || true)
