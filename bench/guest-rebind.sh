@@ -12,19 +12,14 @@ set -u
 st=$ENA_TOP/tools/testing/selftests/drivers/net/ena
 . "$st/ena_lib.sh"
 ko=${ENA_KO:-$ENA_TOP/build/$(uname -r)/ena.ko}
-TR=/sys/kernel/tracing
 
+# (TR: tracefs, from ena_lib.sh)
 trace_on() {
-	local f
-
 	[ -d $TR/events ] || mount -t tracefs tracefs $TR
 	echo function_graph > $TR/current_tracer
-	echo ':mod:ena' > $TR/set_ftrace_filter
-	for f in pci_enable_device_mem pci_request_selected_regions pci_set_master \
-		alloc_etherdev_mqs pci_ioremap_bar pci_ioremap_wc_bar \
-		pci_alloc_irq_vectors request_threaded_irq register_netdev; do
-		echo $f >> $TR/set_ftrace_filter
-	done
+	printf '%s\n' ':mod:ena' pci_enable_device_mem pci_request_selected_regions \
+		pci_set_master alloc_etherdev_mqs pci_ioremap_bar pci_ioremap_wc_bar \
+		pci_alloc_irq_vectors request_threaded_irq register_netdev > $TR/set_ftrace_filter
 	echo > $TR/trace
 	echo 1 > $TR/tracing_on
 }

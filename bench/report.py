@@ -101,17 +101,22 @@ def probe(*args):
     # the driver issue's targets: probe (to netdev registered) of ours against
     # stock and against ours replaying the old fixed 5 ms sleep
     tgt = [lat for lat in lats if by.get(("ours", lat))]
+
+    def registered(v, lat):
+        """median time to netdev registered of variant v at latency lat, or None"""
+        rs = by.get((v, lat))
+        return med([r["registered_us"] for r in rs]) if rs else None
+
     if tgt:
         lines += ["", "## Probe to netdev registered: ours against stock and against ours-fixed5ms", "",
                   "| latency us | ours ms | stock ms | ours/stock | ours-fixed5ms ms | ours/fixed5ms |",
                   "|---|---|---|---|---|---|"]
         for lat in tgt:
-            o = med([r["registered_us"] for r in by[("ours", lat)]])
+            o = registered("ours", lat)
             cells = [f"{o / 1000:.2f}"]
             for v in ("stock", "ours-fixed5ms"):
-                rs = by.get((v, lat))
-                if rs:
-                    m = med([r["registered_us"] for r in rs])
+                m = registered(v, lat)
+                if m is not None:
                     cells += [f"{m / 1000:.2f}", f"{o / m:.3f}"]
                 else:
                     cells += ["-", "-"]
@@ -124,7 +129,7 @@ def probe(*args):
         zero = by.get(("ours", 0))
         fixed = [lat for lat in tgt if lat > 0 and by.get(("ours-fixed5ms", lat))]
         if zero and fixed:
-            z = med([r["registered_us"] for r in zero])
+            z = registered("ours", 0)
             zw = [r["drv_wait_ns"] / 1000 for r in zero if "drv_wait_ns" in r]
             zo = [r["drv_other_wait_ns"] / 1000 for r in zero if "drv_other_wait_ns" in r]
             cpu = med([(r["registered_us"] - (r["drv_wait_ns"] + r["drv_other_wait_ns"]) / 1000)
@@ -141,20 +146,23 @@ def probe(*args):
                       "| latency us | ours-fixed5ms ms | ours at latency 0 / ours-fixed5ms | "
                       "the same without any wait / ours-fixed5ms |", "|---|---|---|---|"]
             for lat in fixed:
-                m = med([r["registered_us"] for r in by[("ours-fixed5ms", lat)]])
+                m = registered("ours-fixed5ms", lat)
                 nw = f"{cpu / m:.3f}" if cpu is not None else "-"
                 lines.append(f"| {lat} | {m / 1000:.2f} | {z / m:.3f} | {nw} |")
         # and the driver's reaction during probe, as the model measures it
-        lines += ["", "## Driver reaction during probe: ours against stock", "",
-                  "Median over loads of each load's median time from a posted admin completion "
-                  "to the driver's next admin doorbell, probe's commands only.", "",
-                  "| latency us | ours us | stock us | ours/stock |", "|---|---|---|---|"]
+        # (runs recorded before the model had this measure have no rows)
+        rows = []
         for lat in tgt:
             o = [r["react_probe_med_ns"] / 1000 for r in by[("ours", lat)] if "react_probe_med_ns" in r]
             s_ = [r["react_probe_med_ns"] / 1000 for r in by.get(("stock", lat), [])
                   if "react_probe_med_ns" in r]
             if o and s_:
-                lines.append(f"| {lat} | {med(o):.1f} | {med(s_):.1f} | {med(o) / med(s_):.2f} |")
+                rows.append(f"| {lat} | {med(o):.1f} | {med(s_):.1f} | {med(o) / med(s_):.2f} |")
+        if rows:
+            lines += ["", "## Driver reaction during probe: ours against stock", "",
+                      "Median over loads of each load's median time from a posted admin completion "
+                      "to the driver's next admin doorbell, probe's commands only.", "",
+                      "| latency us | ours us | stock us | ours/stock |", "|---|---|---|---|"] + rows
     with open(prefix + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     # plots
