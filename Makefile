@@ -4,6 +4,8 @@
 #   make         build ena.ko for every supported kernel: build/<release>/ena.ko
 #   make check   W=1 -Werror, sparse, coccicheck, checkpatch --strict
 #   make test    make check, then the selftests in guests; ends "N passed, N failed"
+#                (time-bounded loops; at most 45 minutes on a slow machine)
+#   make test-long  the same with full loop counts and the long-only tests
 #   make run     the demo: two devices, our driver, ping, a short report
 #   make bench   benchmarks into bench/results/
 #
@@ -25,7 +27,7 @@ endif
 MODULES := $(foreach r,$(RELEASES),build/$(r)/ena.ko)
 JOBS ?= 2
 
-.PHONY: all modules setup check test run bench clean dkms-check FORCE
+.PHONY: all modules setup check test test-long run bench clean dkms-check FORCE
 all: modules
 
 modules: $(if $(wildcard $(DRV_DIR)/Kbuild),$(MODULES),no-driver)
@@ -56,6 +58,9 @@ check: modules
 
 test:
 	tools/testing/run-tests
+
+test-long:
+	ENA_TEST_LONG=1 tools/testing/run-tests
 
 run:
 	tools/demo.sh

@@ -51,6 +51,41 @@ ktap_finish() {
 	exit $?
 }
 
+# --- loops bounded by time as well as count ----------------------------------
+# A loop runs at least a floor of iterations, then stops adding iterations
+# once its time budget is spent, and says how many it ran and why it
+# stopped. ENA_TEST_LONG=1 (make test-long) lifts every budget: full counts.
+# ENA_BUDGET_SCALE (percent, default 100) scales every budget.
+#
+#   budget_start SECONDS
+#   for ((i = 0; i < max; i++)); do budget_more "$i" FLOOR || break; ...; done
+#   ktap_diag "ran $i of $max: $(budget_why "$i" "$max")"
+
+budget_start() {
+	BUDGET_S=$(( $1 * ${ENA_BUDGET_SCALE:-100} / 100 ))
+	BUDGET_T0=$SECONDS BUDGET_HIT=0
+	[ "${ENA_TEST_LONG:-0}" = 1 ] && BUDGET_S=0
+	return 0
+}
+# budget_more DONE FLOOR: true while another iteration is due
+budget_more() {
+	[ "$1" -lt "$2" ] && return 0
+	[ "$BUDGET_S" = 0 ] && return 0
+	[ $((SECONDS - BUDGET_T0)) -lt "$BUDGET_S" ] && return 0
+	BUDGET_HIT=1
+	return 1
+}
+# budget_why DONE MAX: why a loop stopped, for its KTAP diagnostics
+budget_why() {
+	if [ "$BUDGET_HIT" = 1 ]; then
+		echo "stopped by the time budget (${BUDGET_S} s, $((SECONDS - BUDGET_T0)) s spent; ENA_TEST_LONG=1 runs all $2)"
+	elif [ "$BUDGET_S" = 0 ]; then
+		echo "full count, no time budget"
+	else
+		echo "full count within the time budget (${BUDGET_S} s)"
+	fi
+}
+
 # --- the driver under test -------------------------------------------------
 
 is_ours() { [ "$ENA_DRIVER" = ours ]; }
@@ -89,23 +124,28 @@ ena_wait_ifaces() {
 	return 1
 }
 
-# wait_carrier IFACE [timeout s] [ns]
+# wait_carrier IFACE [timeout s] [ns]: the link is up as a user sees it:
+# carrier 1 and operstate "up" (what `ip link` prints as "state UP")
 wait_carrier() {
-	local dev=$1 t=${2:-15} ns=${3:-} i
+	local dev=$1 t=${2:-15} ns=${3:-} i st=
 	for ((i = 0; i < t * 20; i++)); do
-		[ "$(nsx "$ns" cat "/sys/class/net/$dev/carrier" 2>/dev/null)" = 1 ] && return 0
+		st=$(nsx "$ns" cat "/sys/class/net/$dev/carrier" "/sys/class/net/$dev/operstate" 2>/dev/null)
+		[ "$st" = $'1\nup' ] && return 0
 		sleep 0.05
 	done
+	echo "$dev: no link within ${t}s: carrier/operstate ${st//$'\n'//}"
 	return 1
 }
 
-# wait_no_carrier IFACE [timeout s] [ns]
+# wait_no_carrier IFACE [timeout s] [ns]: carrier gone and operstate not "up"
 wait_no_carrier() {
-	local dev=$1 t=${2:-15} ns=${3:-} i
+	local dev=$1 t=${2:-15} ns=${3:-} i st=
 	for ((i = 0; i < t * 20; i++)); do
-		[ "$(nsx "$ns" cat "/sys/class/net/$dev/carrier" 2>/dev/null)" != 1 ] && return 0
+		st=$(nsx "$ns" cat "/sys/class/net/$dev/carrier" "/sys/class/net/$dev/operstate" 2>/dev/null)
+		[ "${st%%$'\n'*}" != 1 ] && [ "${st##*$'\n'}" != up ] && return 0
 		sleep 0.05
 	done
+	echo "$dev: link still up after ${t}s: carrier/operstate ${st//$'\n'//}"
 	return 1
 }
 

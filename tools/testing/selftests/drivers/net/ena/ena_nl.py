@@ -4,15 +4,21 @@
 # hooks cost about half a second per start)
 """Watch rtnetlink while a command loads or binds a driver.
 
-  ena_nl.py [--up] [--flap] [--count N] [--timeout S] -- CMD...
+  ena_nl.py [--up] [--flap] [--oper] [--check] [--count N] [--timeout S] -- CMD...
 
 Subscribes to RTNLGRP_LINK, runs CMD, and for every new interface bound to
 the ena driver records (microseconds after CMD started): when RTM_NEWLINK
-announced it, when it was UP, when it had carrier. With --up it brings each
-new interface up the instant RTM_NEWLINK announces it, as udev or
+announced it, when it was UP, when it had carrier, when its operstate was
+"up" (what `ip link` prints as "state UP"). With --up it brings each new
+interface up the instant RTM_NEWLINK announces it, as udev or
 NetworkManager would; with --flap it then sets it down and up again at once.
-Waits until N interfaces have carrier (or the timeout) and prints one JSON
-object: {"cmd_us": ..., "cmd_rc": ..., "ifaces": {name: {...}}}.
+Waits until N interfaces have carrier (with --oper: operstate up too) or
+the timeout, and prints one JSON object: {"cmd_us": ..., "cmd_rc": ...,
+"ifaces": {name: {...}}, "order": [names by MAC address]}.
+
+--check: exit 1 (reason on stderr) unless CMD succeeded and N interfaces
+are, when it returns, administratively up with carrier and operstate "up"
+as sysfs reports them; a test needs no process of its own for that.
 """
 import argparse
 import fcntl
@@ -29,6 +35,8 @@ RTM_NEWLINK = 16
 IFF_UP = 0x1
 IFF_LOWER_UP = 0x10000
 IFLA_IFNAME = 3
+IFLA_OPERSTATE = 16
+IF_OPER_UP = 6
 SIOCGIFFLAGS = 0x8913
 SIOCSIFFLAGS = 0x8914
 
@@ -60,7 +68,7 @@ def set_up(name, up):
 
 
 def parse(buf):
-    """Yield (ifindex, name, flags) for each RTM_NEWLINK in buf."""
+    """Yield (ifindex, name, flags, operstate) for each RTM_NEWLINK in buf."""
     off = 0
     while off + 16 <= len(buf):
         ln, typ, _, _, _ = struct.unpack_from("IHHII", buf, off)
@@ -68,7 +76,7 @@ def parse(buf):
             break
         if typ == RTM_NEWLINK:
             _, _, idx, flags, _ = struct.unpack_from("BxHiII", buf, off + 16)
-            name = None
+            name = oper = None
             a = off + 32
             while a + 4 <= off + ln:
                 alen, atyp = struct.unpack_from("HH", buf, a)
@@ -76,15 +84,45 @@ def parse(buf):
                     break
                 if atyp == IFLA_IFNAME:
                     name = buf[a + 4:a + alen].split(b"\0")[0].decode()
+                elif atyp == IFLA_OPERSTATE and alen >= 5:
+                    oper = buf[a + 4]
                 a += (alen + 3) & ~3
-            yield idx, name, flags
+            yield idx, name, flags, oper
         off += (ln + 3) & ~3
+
+
+def sysfs(name, attr):
+    try:
+        with open(f"/sys/class/net/{name}/{attr}") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def check(ifaces, count, cmd_rc):
+    """The interfaces' state as a user reads it: None when all is well."""
+    if cmd_rc != 0:
+        return f"command exited with {cmd_rc}"
+    good = []
+    for name in ifaces:
+        flags = int(sysfs(name, "flags") or "0", 16)
+        carrier, oper = sysfs(name, "carrier"), sysfs(name, "operstate")
+        if flags & IFF_UP and carrier == "1" and oper == "up":
+            good.append(name)
+        else:
+            print(f"# ena_nl: {name}: flags {flags:#x} carrier {carrier or '-'} "
+                  f"operstate {oper or '-'}", file=sys.stderr)
+    if len(good) < count:
+        return f"{len(good)} of {count} interfaces up with carrier and operstate up"
+    return None
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--up", action="store_true")
     ap.add_argument("--flap", action="store_true")
+    ap.add_argument("--oper", action="store_true")
+    ap.add_argument("--check", action="store_true")
     ap.add_argument("--count", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=20)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -108,7 +146,7 @@ def main():
             buf = nl.recv(1 << 16)
         except socket.timeout:
             buf = b""
-        for idx, name, flags in parse(buf):
+        for idx, name, flags, oper in parse(buf):
             if not name or name in before:
                 continue
             st = ifaces.get(name)
@@ -126,7 +164,10 @@ def main():
                 st["up_us"] = now_us(t0)
             if flags & IFF_LOWER_UP and "carrier_us" not in st:
                 st["carrier_us"] = now_us(t0)
-        done = sum(1 for s in ifaces.values() if "carrier_us" in s)
+            if oper == IF_OPER_UP and "oper_us" not in st:
+                st["oper_us"] = now_us(t0)
+        key = "oper_us" if a.oper or a.check else "carrier_us"
+        done = sum(1 for s in ifaces.values() if "carrier_us" in s and key in s)
         if cmd_rc is not None and done >= a.count:
             break
     if cmd_rc is None:
@@ -135,7 +176,14 @@ def main():
         except subprocess.TimeoutExpired:
             cmd_rc = "timeout"
         cmd_us = now_us(t0)
-    print(json.dumps({"cmd_us": cmd_us, "cmd_rc": cmd_rc, "ifaces": ifaces}, sort_keys=True))
+    order = sorted(ifaces, key=lambda n: sysfs(n, "address"))
+    print(json.dumps({"cmd_us": cmd_us, "cmd_rc": cmd_rc, "ifaces": ifaces,
+                      "order": order}, sort_keys=True))
+    if a.check:
+        why = check(ifaces, a.count, cmd_rc)
+        if why:
+            print(f"# ena_nl: {why}", file=sys.stderr)
+            sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,26 +1,52 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Link state from the model's monitor (set_link) must reach the carrier:
-# off/on once, then 50 flaps in a row, and traffic still passes afterwards.
+# Link state from the model's monitor (set_link) must reach the interface as
+# a user reads it: carrier, operstate and `ip link`'s "state UP/DOWN". Off
+# and on once, then up to ENA_LINK_FLAPS (50) flaps in a row (at least 10,
+# none added after ENA_LINK_BUDGET_S (60) seconds; ENA_TEST_LONG=1: all),
+# an administrative down and up, and traffic still passes afterwards.
 . "$(dirname "$0")/ena_lib.sh"
+flaps=${ENA_LINK_FLAPS:-50}
 
 cleanup() { pair_teardown; ena_unload 2>/dev/null; }
 trap cleanup EXIT
 
-ktap_header 7
-d0=$(dmesg_lines)
-ena_load && ena_wait_ifaces 2 && pair_setup || { ktap_diag "setup failed"; }
-ktap_check "carrier up" wait_carrier "$A"
-ktap_check "set_link off: carrier drops" bash -c "$(declare -f wait_no_carrier nsx); $QMP set_link ena0 off && wait_no_carrier $A 10"
-ktap_check "set_link on: carrier returns" bash -c "$(declare -f wait_carrier nsx); $QMP set_link ena0 on && wait_carrier $A 10"
-flaps() {
-	local i
-	for ((i = 0; i < 50; i++)); do
-		"$QMP" set_link ena0 off && wait_no_carrier "$A" 10 || { ktap_diag "flap $i: carrier stayed up"; return 1; }
-		"$QMP" set_link ena0 on && wait_carrier "$A" 10 || { ktap_diag "flap $i: carrier stayed down"; return 1; }
-	done
+# ip_state IFACE WANT: `ip link` prints "state WANT" for IFACE
+ip_state() {
+	local l
+	l=$(ip -o link show dev "$1") || return 1
+	[[ $l == *" state $2 "* ]] && return 0
+	echo "ip link: ${l#*: }"
+	return 1
 }
-ktap_check "50 flaps, carrier follows each" flaps
+link_is() { # IFACE up|down
+	if [ "$2" = up ]; then wait_carrier "$1" 10; else wait_no_carrier "$1" 10; fi &&
+		ip_state "$1" "${2^^}"
+}
+
+ktap_header 8
+d0=$(dmesg_lines)
+ena_load && ena_wait_ifaces 2 && pair_setup || ktap_diag "setup failed"
+ktap_check "link up: carrier, operstate up, ip link state UP" link_is "$A" up
+set_link() { "$QMP" set_link ena0 "$1" && link_is "$A" "$2"; }
+ktap_check "set_link off: carrier drops, operstate down, ip link state DOWN" set_link off down
+ktap_check "set_link on: carrier returns, operstate up, ip link state UP" set_link on up
+flap() {
+	local i
+	budget_start "${ENA_LINK_BUDGET_S:-60}"
+	for ((i = 0; i < flaps; i++)); do
+		budget_more "$i" 10 || break
+		"$QMP" set_link ena0 off && wait_no_carrier "$A" 10 || { echo "flap $i: link stayed up"; return 1; }
+		"$QMP" set_link ena0 on && wait_carrier "$A" 10 || { echo "flap $i: link stayed down"; return 1; }
+	done
+	echo "$i of $flaps flaps: $(budget_why "$i" "$flaps")"
+}
+ktap_check "flaps: carrier and operstate follow each" flap
+admin_cycle() {
+	ip link set "$A" down && wait_no_carrier "$A" 10 && ip_state "$A" DOWN &&
+		ip link set "$A" up && link_is "$A" up
+}
+ktap_check "ip link set down: operstate down; up again: operstate up" admin_cycle
 ktap_check "traffic passes after the flaps" ping_ok 5
 pair_teardown
 ktap_check "rmmod ena" ena_unload
