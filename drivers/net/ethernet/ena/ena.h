@@ -73,7 +73,6 @@ enum ena_probe_step {
 enum ena_flag {
 	ENA_F_READLESS,		/* registers read through DMA */
 	ENA_F_ADMIN_READY,	/* admin queue programmed into the device */
-	ENA_F_MGMT_IRQ,		/* management vector requested */
 	ENA_F_ADMIN_IRQ,	/* admin completions wake the waiter by IRQ */
 	ENA_F_WANT_UP,		/* user asked for the interface up */
 	ENA_F_QUEUES_UP,	/* IO queues are running */
@@ -263,6 +262,8 @@ struct ena_adapter {
 	struct net_device *netdev;
 	void __iomem *regs;
 	void __iomem *llq_bar;
+	u32 regs_len;		/* BAR 0 bytes: bound of device-given offsets */
+	u32 llq_len;		/* BAR 2 bytes, 0 without LLQ */
 	unsigned long flags;
 	struct ena_poll poll;
 	struct ena_admin_queue aq;
@@ -327,10 +328,12 @@ struct ena_adapter {
 	unsigned long last_keep_alive;
 	u32 keep_alive_timeout_ms;
 	struct work_struct reset_work;
+	spinlock_t health_lock;	/* reset queueing vs. ena_health_stop() */
 	enum ena_reset_reason reset_reason;
 	u64 resets;
 	u64 resets_failed;
 	u64 link_changes;
+	bool link_up;		/* device's last LINK_CHANGE, under aenq.lock */
 	u64 dev_rx_drops;
 	u64 dev_tx_drops;
 	u64 dev_rx_overruns;
@@ -402,6 +405,7 @@ int ena_set_channels_live(struct ena_adapter *a, u32 new_count);
 int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 		       struct netlink_ext_ack *extack);
 void ena_link_update(struct ena_adapter *a, bool up);
+void ena_link_carrier(struct ena_adapter *a, bool queues_up);
 
 /* ena_reset.c: health watchdog and device reset/recovery */
 void ena_health_init(struct ena_adapter *a);

@@ -344,13 +344,23 @@ err:
  * ena_device_fini() - quiesce the device before its memory goes away
  * @a: adapter
  *
- * A reset stops all DMA; after it the admin rings may be freed.
+ * Every path that frees the admin, AENQ, host-info or ring memory comes
+ * through here first.  The device is reset even when it is believed dead
+ * (a dead device may still be doing DMA), and bus mastering is cleared
+ * afterwards, so nothing the device does can reach memory the kernel gets
+ * back.  A failed reset is logged; bus mastering off is what counts.
  */
 void ena_device_fini(struct ena_adapter *a)
 {
+	int rc;
+
 	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
-	if (!test_bit(ENA_F_DEV_DEAD, &a->flags))
-		ena_dev_reset(a, ENA_RESET_SHUTDOWN);
+	rc = ena_dev_reset(a, ENA_RESET_SHUTDOWN);
+	if (rc)
+		dev_warn(&a->pdev->dev,
+			 "reset before teardown failed (%d); bus mastering off\n",
+			 rc);
+	pci_clear_master(a->pdev);
 	clear_bit(ENA_F_ADMIN_READY, &a->flags);
 }
 

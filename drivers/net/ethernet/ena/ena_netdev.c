@@ -101,6 +101,7 @@ int ena_up(struct ena_adapter *a)
 		goto err;
 
 	set_bit(ENA_F_QUEUES_UP, &a->flags);
+	ena_link_carrier(a, true);
 	return 0;
 err:
 	ena_queues_close(a, 0, a->num_queues);
@@ -116,6 +117,7 @@ void ena_down(struct ena_adapter *a)
 	ASSERT_RTNL();
 	if (!test_and_clear_bit(ENA_F_QUEUES_UP, &a->flags))
 		return;
+	ena_link_carrier(a, false);
 	/*
 	 * Each queue stops its own netdev TX queue; netif_tx_disable() would
 	 * also stop the unused ones, which the TX watchdog then reports.
@@ -371,16 +373,40 @@ static const struct net_device_ops ena_netdev_ops = {
  * @a: adapter
  * @up: new link state
  *
- * Works at any time from probe on, registered or not: carrier state is
- * kept in the netdev and reported once it is registered.
+ * Called under the AENQ lock at any time from probe on.  The device's link
+ * state is recorded; the carrier follows it only while the queues run, as
+ * in the in-tree driver.  A carrier set before register_netdev() never
+ * reaches the kernel's operstate policy, and the interface would report
+ * operstate "unknown" for good: ena_up() turns the carrier on instead.
  */
 void ena_link_update(struct ena_adapter *a, bool up)
 {
 	a->link_changes++;
-	if (up)
+	a->link_up = up;
+	if (!up)
+		netif_carrier_off(a->netdev);
+	else if (test_bit(ENA_F_QUEUES_UP, &a->flags))
+		netif_carrier_on(a->netdev);
+}
+
+/**
+ * ena_link_carrier() - set the carrier when the queues start or stop
+ * @a: adapter
+ * @queues_up: the queues have just started (else: just stopped)
+ *
+ * Under the AENQ lock, so a LINK_CHANGE handled at the same moment cannot
+ * leave the carrier on for stopped queues or off for a link that is up.
+ */
+void ena_link_carrier(struct ena_adapter *a, bool queues_up)
+{
+	unsigned long irqf;
+
+	spin_lock_irqsave(&a->aenq.lock, irqf);
+	if (queues_up && a->link_up)
 		netif_carrier_on(a->netdev);
 	else
 		netif_carrier_off(a->netdev);
+	spin_unlock_irqrestore(&a->aenq.lock, irqf);
 }
 
 /**

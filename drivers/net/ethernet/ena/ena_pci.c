@@ -45,6 +45,20 @@ static irqreturn_t ena_mgmt_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/**
+ * ena_mgmt_quiesce() - no management interrupt handler runs after this
+ * @a: adapter
+ *
+ * Admin completions are polled from here on, the management vector is
+ * masked at the device, and a handler already running is waited for.
+ */
+static void ena_mgmt_quiesce(struct ena_adapter *a)
+{
+	ena_admin_irq_mode(a, false);
+	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
+	synchronize_irq(pci_irq_vector(a->pdev, ENA_MGMT_VECTOR));
+}
+
 static int ena_msix_setup(struct ena_adapter *a)
 {
 	int n;
@@ -112,10 +126,15 @@ static int ena_map_bars(struct ena_adapter *a)
 	a->regs = pci_ioremap_bar(pdev, ENA_BAR_REGS);
 	if (!a->regs)
 		return -ENOMEM;
+	a->regs_len = min_t(resource_size_t, pci_resource_len(pdev, ENA_BAR_REGS),
+			    U32_MAX);
 	/* LLQ memory: write-combined, TX descriptors are pushed into it */
 	if (pci_resource_len(pdev, ENA_BAR_LLQ) &&
 	    (pci_resource_flags(pdev, ENA_BAR_LLQ) & IORESOURCE_MEM))
 		a->llq_bar = pci_ioremap_wc_bar(pdev, ENA_BAR_LLQ);
+	if (a->llq_bar)
+		a->llq_len = min_t(resource_size_t,
+				   pci_resource_len(pdev, ENA_BAR_LLQ), U32_MAX);
 	return 0;
 }
 
@@ -178,7 +197,7 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ena_probe_mark(a, ENA_PROBE_MAPPED, t0);
 	rc = ena_device_init(a, ENA_RESET_NORMAL);
 	if (rc)
-		goto err_admin;
+		goto err_device;	/* the admin queue may be programmed */
 	ena_probe_mark(a, ENA_PROBE_DEVICE, t0);
 
 	ena_size_queues(a);
@@ -198,7 +217,6 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			 0, a->mgmt_irq_name, a);
 	if (rc)
 		goto err_qps;
-	set_bit(ENA_F_MGMT_IRQ, &a->flags);
 	ena_reg_write(a, ENA_REG_INTR_MASK, 0);
 	ena_aenq_enable(a);
 	/* apply events posted while the interrupt was masked (link state) */
@@ -248,10 +266,8 @@ err_health:
 err_rss:
 	ena_rss_free(a);
 err_irq:
-	ena_admin_irq_mode(a, false);
-	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
+	ena_mgmt_quiesce(a);
 	free_irq(pci_irq_vector(pdev, ENA_MGMT_VECTOR), a);
-	clear_bit(ENA_F_MGMT_IRQ, &a->flags);
 err_qps:
 	kfree(a->qps);
 	kfree(a->qstats);
@@ -259,7 +275,6 @@ err_msix:
 	pci_free_irq_vectors(pdev);
 err_device:
 	ena_device_fini(a);
-err_admin:
 	ena_admin_free(a);
 err_mmio:
 	ena_mmio_fini(a);
@@ -283,15 +298,18 @@ static void ena_remove(struct pci_dev *pdev)
 	struct ena_adapter *a = pci_get_drvdata(pdev);
 	struct net_device *nd = a->netdev;
 
-	/* first step: no open/close/ethtool can start after this */
-	unregister_netdev(nd);
+	/*
+	 * First no reset can be queued or run, and no management interrupt
+	 * handler (AENQ link events, admin wakeups) runs any more: the close
+	 * inside unregister_netdev() polls its admin commands.  Only then
+	 * does the netdev go, with nothing left to touch it.
+	 */
 	ena_health_stop(a);
+	ena_mgmt_quiesce(a);
+	unregister_netdev(nd);
 	ena_debugfs_remove(a);
 	ena_rss_free(a);
-	ena_admin_irq_mode(a, false);
-	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
 	free_irq(pci_irq_vector(pdev, ENA_MGMT_VECTOR), a);
-	clear_bit(ENA_F_MGMT_IRQ, &a->flags);
 	kfree(a->qps);
 	kfree(a->qstats);
 	pci_free_irq_vectors(pdev);
@@ -307,15 +325,24 @@ static void ena_remove(struct pci_dev *pdev)
 	pci_disable_device(pdev);
 }
 
+/*
+ * Shutdown (reboot, kexec): the device must stop writing to memory the
+ * next kernel will own.  Close the interface, stop health and the
+ * management interrupt, reset the device and clear bus mastering.  The
+ * memory itself is left alone: nothing runs after this.
+ */
 static void ena_shutdown(struct pci_dev *pdev)
 {
 	struct ena_adapter *a = pci_get_drvdata(pdev);
 
+	ena_health_stop(a);
+	ena_mgmt_quiesce(a);
 	rtnl_lock();
 	netif_device_detach(a->netdev);
 	if (netif_running(a->netdev))
 		dev_close(a->netdev);
 	rtnl_unlock();
+	ena_device_fini(a);
 }
 
 static struct pci_driver ena_pci_driver = {

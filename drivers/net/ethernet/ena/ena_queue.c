@@ -296,7 +296,7 @@ static int ena_create_sq(struct ena_adapter *a, u8 dir, u8 placement,
 	return 0;
 }
 
-static void ena_destroy_sq(struct ena_adapter *a, u8 dir, u16 idx)
+static int ena_destroy_sq(struct ena_adapter *a, u8 dir, u16 idx)
 {
 	struct ena_aq_cmd cmd = {};
 	struct ena_acq_resp r;
@@ -304,17 +304,17 @@ static void ena_destroy_sq(struct ena_adapter *a, u8 dir, u16 idx)
 	cmd.hdr.opcode = ENA_OP_DESTROY_SQ;
 	cmd.destroy_sq.sq_idx = cpu_to_le16(idx);
 	cmd.destroy_sq.identity = FIELD_PREP(ENA_SQ_IDENTITY_DIR, dir);
-	ena_admin_exec(a, &cmd, &r);
+	return ena_admin_exec(a, &cmd, &r);
 }
 
-static void ena_destroy_cq(struct ena_adapter *a, u16 idx)
+static int ena_destroy_cq(struct ena_adapter *a, u16 idx)
 {
 	struct ena_aq_cmd cmd = {};
 	struct ena_acq_resp r;
 
 	cmd.hdr.opcode = ENA_OP_DESTROY_CQ;
 	cmd.destroy_cq.cq_idx = cpu_to_le16(idx);
-	ena_admin_exec(a, &cmd, &r);
+	return ena_admin_exec(a, &cmd, &r);
 }
 
 /* Stop all DMA of a device that can no longer take admin commands */
@@ -326,11 +326,58 @@ static void ena_dev_quiesce(struct ena_adapter *a)
 		dev_err(&a->pdev->dev, "device did not reset before teardown\n");
 }
 
-static u32 __iomem *ena_reg_ptr(struct ena_adapter *a, __le32 off)
+/**
+ * ena_destroy_failed() - a DESTROY did not complete: stop the device
+ * @a: adapter
+ *
+ * The device may still own a queue whose memory the caller is about to
+ * free or unmap.  The device is marked dead (a reset is scheduled when one
+ * is allowed) and reset now, before anything is given back.
+ */
+static void ena_destroy_failed(struct ena_adapter *a)
+{
+	ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
+			   "a DESTROY command failed");
+	ena_dev_quiesce(a);
+}
+
+/**
+ * ena_reg_ptr() - a register the device named by its offset in BAR 0
+ * @a: adapter
+ * @off: the device's offset; 0 means none
+ * @p: the register, or NULL for none
+ *
+ * Return: 0, or -EINVAL when the offset is unaligned or outside the BAR
+ * (the device is untrusted input).
+ */
+static int ena_reg_ptr(struct ena_adapter *a, __le32 off, u32 __iomem **p)
 {
 	u32 o = le32_to_cpu(off);
 
-	return o ? (u32 __iomem *)(a->regs + o) : NULL;
+	*p = NULL;
+	if (!o)
+		return 0;
+	if (o % 4 || o > a->regs_len - 4) {
+		netdev_err(a->netdev, "device gave register offset %#x outside BAR 0 (%#x bytes)\n",
+			   o, a->regs_len);
+		return -EINVAL;
+	}
+	*p = (u32 __iomem *)(a->regs + o);
+	return 0;
+}
+
+/* the device's LLQ descriptor offset must leave room for the whole ring */
+static int ena_llq_ptr(struct ena_adapter *a, struct ena_txq *tx, __le32 off)
+{
+	u64 end = (u64)le32_to_cpu(off) + (u64)tx->depth * a->llq.entry_size;
+
+	if (!a->llq_bar || end > a->llq_len) {
+		netdev_err(a->netdev, "device gave LLQ offset %#x: %u entries do not fit in BAR 2 (%#x bytes)\n",
+			   le32_to_cpu(off), tx->depth, a->llq_len);
+		return -EINVAL;
+	}
+	tx->llq_mem = (u8 __iomem *)a->llq_bar + le32_to_cpu(off);
+	return 0;
 }
 
 static void ena_qp_reset_indices(struct ena_qp *qp)
@@ -385,7 +432,7 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	struct ena_rxq *rx = &qp->rx;
 	struct ena_resp_create_cq cq;
 	struct ena_resp_create_sq sq;
-	int rc;
+	int rc, err = 0;
 
 	if (test_bit(ENA_QP_STARTED, &qp->state))
 		return 0;
@@ -396,7 +443,9 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	if (rc)
 		goto err;
 	tx->cq_idx = le16_to_cpu(cq.cq_idx);
-	tx->cq_db = ena_reg_ptr(a, cq.head_db_offset);
+	rc = ena_reg_ptr(a, cq.head_db_offset, &tx->cq_db);
+	if (rc)
+		goto err_tx_cq;
 
 	rc = ena_create_sq(a, ENA_SQ_DIR_TX, tx->llq ? ENA_PLACEMENT_DEV :
 			   ENA_PLACEMENT_HOST, tx->cq_idx, tx->depth,
@@ -404,25 +453,31 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	if (rc)
 		goto err_tx_cq;
 	tx->sq_idx = le16_to_cpu(sq.sq_idx);
-	tx->db = ena_reg_ptr(a, sq.db_offset);
-	if (tx->llq)
-		tx->llq_mem = (u8 __iomem *)a->llq_bar +
-			      le32_to_cpu(sq.llq_desc_offset);
+	rc = ena_reg_ptr(a, sq.db_offset, &tx->db);
+	if (!rc && tx->llq)
+		rc = ena_llq_ptr(a, tx, sq.llq_desc_offset);
+	if (rc)
+		goto err_tx_sq;
 
 	rc = ena_create_cq(a, qp, rx->depth, ENA_RX_CQ_ENTRY_WORDS, rx->cq_dma,
 			   &cq);
 	if (rc)
 		goto err_tx_sq;
 	rx->cq_idx = le16_to_cpu(cq.cq_idx);
-	rx->cq_db = ena_reg_ptr(a, cq.head_db_offset);
-	qp->unmask = ena_reg_ptr(a, cq.unmask_offset);
+	rc = ena_reg_ptr(a, cq.head_db_offset, &rx->cq_db);
+	if (!rc)
+		rc = ena_reg_ptr(a, cq.unmask_offset, &qp->unmask);
+	if (rc)
+		goto err_rx_cq;
 
 	rc = ena_create_sq(a, ENA_SQ_DIR_RX, ENA_PLACEMENT_HOST, rx->cq_idx,
 			   rx->depth, rx->descs_dma, &sq);
 	if (rc)
 		goto err_rx_cq;
 	rx->sq_idx = le16_to_cpu(sq.sq_idx);
-	rx->db = ena_reg_ptr(a, sq.db_offset);
+	rc = ena_reg_ptr(a, sq.db_offset, &rx->db);
+	if (rc)
+		goto err_rx_sq;
 	if (!tx->db || !rx->db) {
 		netdev_err(a->netdev, "queue %u: device gave no doorbell\n",
 			   qid);
@@ -458,13 +513,16 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	return 0;
 
 err_rx_sq:
-	ena_destroy_sq(a, ENA_SQ_DIR_RX, rx->sq_idx);
+	err = ena_destroy_sq(a, ENA_SQ_DIR_RX, rx->sq_idx);
 err_rx_cq:
-	ena_destroy_cq(a, rx->cq_idx);
+	err |= ena_destroy_cq(a, rx->cq_idx);
 err_tx_sq:
-	ena_destroy_sq(a, ENA_SQ_DIR_TX, tx->sq_idx);
+	err |= ena_destroy_sq(a, ENA_SQ_DIR_TX, tx->sq_idx);
 err_tx_cq:
-	ena_destroy_cq(a, tx->cq_idx);
+	err |= ena_destroy_cq(a, tx->cq_idx);
+	/* the caller frees the rings: no queue of them may stay live */
+	if (err)
+		ena_destroy_failed(a);
 err:
 	netdev_err(a->netdev, "queue %u start failed: %d\n", qid, rc);
 	return rc;
@@ -501,14 +559,18 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 	irq_update_affinity_hint(qp->irq, NULL);
 	free_irq(qp->irq, qp);
 
-	if (!test_bit(ENA_F_DEV_DEAD, &a->flags)) {
-		ena_destroy_sq(a, ENA_SQ_DIR_TX, qp->tx.sq_idx);
-		ena_destroy_cq(a, qp->tx.cq_idx);
-		ena_destroy_sq(a, ENA_SQ_DIR_RX, qp->rx.sq_idx);
-		ena_destroy_cq(a, qp->rx.cq_idx);
-	} else {
+	/*
+	 * A failed DESTROY leaves its queue (and maybe the ones after it)
+	 * live in the device: reset it before any buffer or ring is handed
+	 * back, as for a device already dead.
+	 */
+	if (test_bit(ENA_F_DEV_DEAD, &a->flags))
 		ena_dev_quiesce(a);
-	}
+	else if (ena_destroy_sq(a, ENA_SQ_DIR_RX, qp->rx.sq_idx) ||
+		 ena_destroy_cq(a, qp->rx.cq_idx) ||
+		 ena_destroy_sq(a, ENA_SQ_DIR_TX, qp->tx.sq_idx) ||
+		 ena_destroy_cq(a, qp->tx.cq_idx))
+		ena_destroy_failed(a);
 
 	ena_tx_drain(qp);
 	netdev_tx_reset_queue(qp->tx.ndq);

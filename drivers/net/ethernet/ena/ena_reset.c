@@ -54,16 +54,26 @@ again:
 void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
 			const char *why)
 {
+	unsigned long irqf;
+	bool queued = false;
+
 	set_bit(ENA_F_DEV_DEAD, &a->flags);
-	if (!test_bit(ENA_F_LIVE, &a->flags) ||
-	    test_bit(ENA_F_REMOVING, &a->flags))
-		return;
-	if (test_and_set_bit(ENA_F_RESET_PENDING, &a->flags))
-		return;
-	a->reset_reason = reason;
-	dev_err(&a->pdev->dev, "device reset scheduled: %s (reason %d)\n",
-		why, reason);
-	queue_work(system_unbound_wq, &a->reset_work);
+	/*
+	 * Under the health lock, so that once ena_health_stop() has marked
+	 * the adapter removing, no caller (hard IRQ included) can queue the
+	 * work behind its cancel_work_sync().
+	 */
+	spin_lock_irqsave(&a->health_lock, irqf);
+	if (test_bit(ENA_F_LIVE, &a->flags) &&
+	    !test_bit(ENA_F_REMOVING, &a->flags) &&
+	    !test_and_set_bit(ENA_F_RESET_PENDING, &a->flags)) {
+		a->reset_reason = reason;
+		queued = queue_work(system_unbound_wq, &a->reset_work);
+	}
+	spin_unlock_irqrestore(&a->health_lock, irqf);
+	if (queued)
+		dev_err(&a->pdev->dev, "device reset scheduled: %s (reason %d)\n",
+			why, reason);
 }
 
 void ena_keep_alive(struct ena_adapter *a)
@@ -127,6 +137,7 @@ out:
 void ena_health_init(struct ena_adapter *a)
 {
 	a->keep_alive_timeout_ms = ENA_KEEP_ALIVE_TIMEOUT_MS;
+	spin_lock_init(&a->health_lock);
 	INIT_WORK(&a->reset_work, ena_reset_work);
 	INIT_DELAYED_WORK(&a->watchdog, ena_watchdog);
 }
@@ -142,10 +153,21 @@ void ena_health_start(struct ena_adapter *a)
 	queue_delayed_work(system_wq, &a->watchdog, ENA_WATCHDOG_PERIOD);
 }
 
+/**
+ * ena_health_stop() - no reset can be queued or run after this returns
+ * @a: adapter
+ *
+ * Marks the adapter removing under the health lock, then cancels the
+ * watchdog (which stops re-arming itself) and the reset work.
+ */
 void ena_health_stop(struct ena_adapter *a)
 {
+	unsigned long irqf;
+
+	spin_lock_irqsave(&a->health_lock, irqf);
 	set_bit(ENA_F_REMOVING, &a->flags);
 	clear_bit(ENA_F_LIVE, &a->flags);
+	spin_unlock_irqrestore(&a->health_lock, irqf);
 	cancel_delayed_work_sync(&a->watchdog);
 	cancel_work_sync(&a->reset_work);
 }

@@ -171,6 +171,19 @@ static void ena_tx_drop(struct ena_qp *qp, struct sk_buff *skb, bool dma_err)
 	u64_stats_update_end(&st->xmit_sync);
 }
 
+/* tell the device about every descriptor written so far */
+static void ena_tx_kick(struct ena_qp *qp)
+{
+	struct ena_txq *tx = &qp->tx;
+
+	/* WC stores of LLQ entries must land before the doorbell */
+	wmb();
+	writel(tx->sq_tail & 0xffff, tx->db);
+	u64_stats_update_begin(&qp->stats->xmit_sync);
+	qp->stats->tx_doorbells++;
+	u64_stats_update_end(&qp->stats->xmit_sync);
+}
+
 static void ena_tx_maybe_stop(struct ena_qp *qp)
 {
 	struct ena_txq *tx = &qp->tx;
@@ -318,22 +331,24 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 
 	more = __netdev_tx_sent_queue(tx->ndq, len, netdev_xmit_more());
 	ena_tx_maybe_stop(qp);
-	if (more || tx->llq || netif_xmit_stopped(tx->ndq)) {
-		/* WC stores of LLQ entries must land before the doorbell */
-		wmb();
-		writel(tx->sq_tail & 0xffff, tx->db);
-		u64_stats_update_begin(&qp->stats->xmit_sync);
-		qp->stats->tx_doorbells++;
-		u64_stats_update_end(&qp->stats->xmit_sync);
-	}
+	if (more || tx->llq || netif_xmit_stopped(tx->ndq))
+		ena_tx_kick(qp);
 	return NETDEV_TX_OK;
 
 dma_err:
 	ena_tx_unmap(dev, b);
 	ena_tx_drop(qp, skb, true);
-	return NETDEV_TX_OK;
+	goto kick;
 drop:
 	ena_tx_drop(qp, skb, false);
+kick:
+	/*
+	 * Packets before this one may have been posted without a doorbell,
+	 * expecting it with this one: the last of a batch rings it even
+	 * when it is dropped.
+	 */
+	if (!netdev_xmit_more() && ena_rt_qp_up(qp))
+		ena_tx_kick(qp);
 	return NETDEV_TX_OK;
 }
 
@@ -567,6 +582,16 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 		}
 		if (rx->drop_rest || (!skb && !(status & ENA_RXC_FIRST))) {
 			page_pool_put_full_page(rx->pool, page, true);
+			rx->drop_rest = !(status & ENA_RXC_LAST);
+			continue;
+		}
+		if (!skb && unlikely(len < ETH_HLEN)) {
+			/*
+			 * eth_type_trans() needs the Ethernet header in the
+			 * first buffer; a device that splits it is wrong.
+			 */
+			page_pool_put_full_page(rx->pool, page, true);
+			dropped++;
 			rx->drop_rest = !(status & ENA_RXC_LAST);
 			continue;
 		}
