@@ -215,6 +215,14 @@ struct ena_qp {
 	int node;
 	int irq;
 	char irq_name[IFNAMSIZ + 16];
+	u64 rx_fail_seen;	/* rx_alloc_fail at the last starvation check */
+};
+
+/* rings of a queue pair that are not (or no longer) in use by it */
+struct ena_qp_mem {
+	struct ena_txq tx;
+	struct ena_rxq rx;
+	bool held;		/* @tx and @rx hold memory to free */
 };
 
 struct ena_admin_queue {
@@ -329,6 +337,7 @@ struct ena_adapter {
 	u32 keep_alive_timeout_ms;
 	struct work_struct reset_work;
 	spinlock_t health_lock;	/* reset queueing vs. ena_health_stop() */
+	unsigned long reset_retry_at;	/* jiffies: next try after a failure */
 	enum ena_reset_reason reset_reason;
 	u64 resets;
 	u64 resets_failed;
@@ -340,6 +349,7 @@ struct ena_adapter {
 	u64 tx_timeouts;
 
 	struct dentry *debugfs;
+	u32 inject_rx_alloc_fail;	/* debugfs: RX allocations to fail */
 	u64 probe_us;
 	u32 probe_step_us[ENA_PROBE_STEPS];	/* time since probe start */
 };
@@ -384,20 +394,23 @@ int ena_qp_alloc(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth);
 int ena_qp_start(struct ena_adapter *a, u16 qid);
 void ena_qp_stop(struct ena_adapter *a, u16 qid);
 void ena_qp_free(struct ena_adapter *a, u16 qid);
-int ena_qp_replace(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth);
-u32 ena_rx_buf_len_for_mtu(u32 mtu);
+int ena_qp_mem_prepare(struct ena_adapter *a, u16 qid, u32 tx_depth,
+		       u32 rx_depth, struct ena_qp_mem *m);
+void ena_qp_mem_release(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m);
+int ena_qp_swap(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m);
+u32 ena_rx_buf_len(void);
 
 /* ena_txrx.c: datapath */
 netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev);
 int ena_napi_poll(struct napi_struct *napi, int budget);
 irqreturn_t ena_io_irq(int irq, void *data);
 int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp);
+void ena_rx_kick_starved(struct ena_adapter *a);
 void ena_tx_drain(struct ena_qp *qp);
 void ena_rx_drain(struct ena_qp *qp);
 void ena_unmask_irq(struct ena_qp *qp);
 
 /* ena_netdev.c */
-struct net_device *ena_netdev_alloc(struct ena_adapter *a);
 void ena_netdev_setup(struct ena_adapter *a);
 int ena_up(struct ena_adapter *a);
 void ena_down(struct ena_adapter *a);

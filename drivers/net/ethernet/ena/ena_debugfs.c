@@ -5,6 +5,8 @@
  *   poll    the wait policy in force and its counters per wait kind
  *   queues  per queue: state, node, depths, device indices, ring bytes
  *   probe   probe milestones in us since probe start
+ *   inject_rx_alloc_fail  (write) fail the next N RX buffer allocations:
+ *           a selftest hook for the starved-ring recovery
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -49,7 +51,8 @@ static int ena_poll_show(struct seq_file *s, void *unused)
 		   ena_poll_mode_name(p), p->first_us, p->step_us, p->max_us);
 	seq_printf(s, "admin_timeout_us %u\nreset_timeout_us %u\n",
 		   a->aq.timeout_us, a->reset_timeout_us);
-	seq_puts(s, "admin_completion_mode polling\n");
+	seq_printf(s, "admin_completion_mode %s\n",
+		   test_bit(ENA_F_ADMIN_IRQ, &a->flags) ? "interrupt" : "polling");
 	for (k = 0; k < ENA_WAIT_KINDS; k++) {
 		const struct ena_wait_stats *w = &p->stats[k];
 
@@ -119,6 +122,8 @@ void ena_debugfs_add(struct ena_adapter *a)
 	debugfs_create_file("poll", 0444, a->debugfs, a, &ena_poll_fops);
 	debugfs_create_file("queues", 0444, a->debugfs, a, &ena_queues_fops);
 	debugfs_create_file("probe", 0444, a->debugfs, a, &ena_probe_fops);
+	debugfs_create_u32("inject_rx_alloc_fail", 0600, a->debugfs,
+			   &a->inject_rx_alloc_fail);
 }
 
 void ena_debugfs_remove(struct ena_adapter *a)

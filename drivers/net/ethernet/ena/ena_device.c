@@ -113,6 +113,18 @@ static int ena_get_queue_limits(struct ena_adapter *a)
 	if (!a->dev_max_queues || a->dev_max_tx_depth < 2 ||
 	    a->dev_max_rx_depth < 2)
 		return -EINVAL;
+	/*
+	 * A TX ring must hold the descriptors of the largest packet (with
+	 * room to spare), or its queue stops and never wakes again.
+	 */
+	if (a->dev_max_tx_depth < 2 * ENA_TX_MAX_DESCS) {
+		dev_err(&a->pdev->dev,
+			"device TX ring maximum %u is below the %u descriptors two packets may need\n",
+			a->dev_max_tx_depth, (u32)(2 * ENA_TX_MAX_DESCS));
+		return -EINVAL;
+	}
+	/* the descriptor's header length field has 8 bits */
+	a->tx_max_header = min(a->tx_max_header, 255U);
 	return 0;
 }
 
@@ -166,10 +178,11 @@ static int ena_llq_configure(struct ena_adapter *a)
 					ENA_LLQ_STRIDE_SINGLE);
 	/*
 	 * We send a meta descriptor with every offloaded packet and ring the
-	 * doorbell per packet, so we can take both accelerations.
+	 * doorbell per packet, so we can take both accelerations, where the
+	 * device offers them.
 	 */
-	l->accel_flags = cpu_to_le16(ENA_LLQ_ACCEL_NO_META_CACHE |
-				     ENA_LLQ_ACCEL_TX_BURST);
+	l->accel_flags = cpu_to_le16((ENA_LLQ_ACCEL_NO_META_CACHE |
+				      ENA_LLQ_ACCEL_TX_BURST) & c->accel_flags);
 	return ena_set_feature(a, &cmd, ENA_FEAT_LLQ, 0, 0);
 }
 

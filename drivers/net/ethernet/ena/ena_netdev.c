@@ -214,41 +214,29 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 	return 0;
 }
 
-/* New depths for one running queue; on failure it keeps the old ones */
-static int ena_qp_rebuild(struct ena_adapter *a, u16 q, u32 tx, u32 rx)
-{
-	struct ena_qp *qp = &a->qps[q];
-	int rc;
-
-	rc = ena_qp_replace(a, q, tx, rx);
-	if (!rc)
-		return 0;
-	netdev_warn(a->netdev, "queue %u: rings %u/%u failed (%d), keeping %u/%u\n",
-		    q, tx, rx, rc, qp->tx.depth, qp->rx.depth);
-	if (!ena_rt_qp_up(qp))
-		ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
-				   "queue rebuild failed");
-	return rc;
-}
-
 /**
- * ena_set_rings_live() - change ring sizes, queue by queue
+ * ena_set_rings_live() - change ring sizes, all queues or none
  * @a: adapter
  * @tx: new TX depth
  * @rx: new RX depth
  * @extack: for the error message
  *
- * Each running queue in turn gets its new rings allocated, then is stopped,
- * switched to them and restarted (ena_qp_replace()), while the others keep
- * passing traffic: at most one queue is down at any moment.  A queue that
- * cannot take the new size keeps its old size.
+ * The new rings of every running queue are allocated first, while all
+ * queues keep passing traffic; without the memory for all of them nothing
+ * changes.  Then each queue in turn is stopped, switched to its new rings
+ * and restarted (ena_qp_swap()): at most one queue is down at any moment.
+ * If a queue does not start on its new rings, the queues already switched
+ * go back to their old rings, so the sizes stay uniform and what `-g`
+ * reports stays true.  A device that dies on the way ends the loop: the
+ * reset work rebuilds every queue at the sizes in force.
  *
- * Return: 0, or the first error (some queues may have the old size).
+ * Return: 0, or a negative errno with the old sizes in force.
  */
 int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 		       struct netlink_ext_ack *extack)
 {
-	u32 q;
+	struct ena_qp_mem *mem;
+	u32 q, n = a->num_queues, done;
 	int rc = 0, err;
 
 	ASSERT_RTNL();
@@ -261,32 +249,74 @@ int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 		NL_SET_ERR_MSG_MOD(extack, "device reset in progress");
 		return -EBUSY;
 	}
-	for (q = 0; q < a->num_queues; q++) {
+	mem = kvcalloc(n, sizeof(*mem), GFP_KERNEL);
+	if (!mem)
+		return -ENOMEM;
+	for (q = 0; q < n; q++) {
 		struct ena_qp *qp = &a->qps[q];
 
 		if (qp->tx.depth == tx && qp->rx.depth == rx)
 			continue;
-		err = ena_qp_rebuild(a, q, tx, rx);
-		if (err && !rc) {
-			rc = err;
+		rc = ena_qp_mem_prepare(a, q, tx, rx, &mem[q]);
+		if (rc) {
 			NL_SET_ERR_MSG_MOD(extack,
-					   "ring resize failed, old size kept");
+					   "no memory for the new rings, nothing changed");
+			goto out;
 		}
 	}
-	if (!rc) {
+	for (done = 0; done < n; done++) {
+		if (!mem[done].held)
+			continue;
+		if (test_bit(ENA_F_DEV_DEAD, &a->flags)) {
+			rc = -EIO;
+			break;
+		}
+		rc = ena_qp_swap(a, done, &mem[done]);
+		if (rc) {
+			if (!ena_rt_qp_up(&a->qps[done]))
+				ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
+						   "queue restart failed");
+			break;
+		}
+	}
+	if (rc) {
+		NL_SET_ERR_MSG_MOD(extack, "ring resize failed, old size kept");
+		netdev_warn(a->netdev, "rings %u/%u failed on queue %u (%d), old sizes restored\n",
+			    tx, rx, done, rc);
+		/* the queues switched so far go back to their old rings */
+		while (done-- > 0) {
+			if (!mem[done].held ||
+			    test_bit(ENA_F_DEV_DEAD, &a->flags))
+				continue;
+			err = ena_qp_swap(a, done, &mem[done]);
+			if (err)
+				ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
+						   "ring resize rollback failed");
+		}
+	} else {
 		a->tx_ring_size = tx;
 		a->rx_ring_size = rx;
 	}
+out:
+	for (q = 0; q < n; q++)
+		ena_qp_mem_release(a, q, &mem[q]);
+	kvfree(mem);
 	/* re-created RX CQs may have new device indices */
-	err = ena_rss_push(a);
-	return rc ? rc : err;
+	if (!test_bit(ENA_F_DEV_DEAD, &a->flags)) {
+		err = ena_rss_push(a);
+		if (!rc)
+			rc = err;
+	}
+	return rc;
 }
 
+/*
+ * RX buffers are 2 KiB page slices whatever the MTU (a larger frame spans
+ * descriptors), so an MTU change is one SET_FEATURE and no ring changes.
+ */
 static int ena_change_mtu(struct net_device *nd, int mtu)
 {
 	struct ena_adapter *a = netdev_priv(nd);
-	u32 buf_len = ena_rx_buf_len_for_mtu(mtu);
-	u32 q;
 	int rc;
 
 	if (test_bit(ENA_F_QUEUES_UP, &a->flags)) {
@@ -297,16 +327,7 @@ static int ena_change_mtu(struct net_device *nd, int mtu)
 		}
 	}
 	WRITE_ONCE(nd->mtu, mtu);
-	if (buf_len == a->rx_buf_len)
-		return 0;
-
-	/* RX buffers must change size: rebuild the RX side of each queue */
-	a->rx_buf_len = buf_len;
-	if (!test_bit(ENA_F_QUEUES_UP, &a->flags))
-		return 0;
-	for (q = 0; q < a->num_queues; q++)
-		ena_qp_rebuild(a, q, a->qps[q].tx.depth, a->qps[q].rx.depth);
-	return ena_rss_push(a);
+	return 0;
 }
 
 static void ena_get_stats64(struct net_device *nd,
@@ -352,11 +373,6 @@ static void ena_tx_timeout(struct net_device *nd, unsigned int txq)
 	ena_reset_schedule(a, ENA_RESET_OS_NETDEV_WD, "TX watchdog");
 }
 
-static int ena_set_features(struct net_device *nd, netdev_features_t f)
-{
-	return 0;
-}
-
 static const struct net_device_ops ena_netdev_ops = {
 	.ndo_open		= ena_open,
 	.ndo_stop		= ena_close,
@@ -365,7 +381,6 @@ static const struct net_device_ops ena_netdev_ops = {
 	.ndo_tx_timeout		= ena_tx_timeout,
 	.ndo_change_mtu		= ena_change_mtu,
 	.ndo_validate_addr	= eth_validate_addr,
-	.ndo_set_features	= ena_set_features,
 };
 
 /**

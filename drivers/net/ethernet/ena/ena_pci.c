@@ -207,7 +207,7 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	rc = ena_qps_alloc(a);
 	if (rc)
 		goto err_msix;
-	a->rx_buf_len = ena_rx_buf_len_for_mtu(ETH_DATA_LEN);
+	a->rx_buf_len = ena_rx_buf_len();
 	ena_netdev_setup(a);
 	ena_probe_mark(a, ENA_PROBE_MSIX, t0);
 
@@ -247,6 +247,12 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ena_health_start(a);
 	ena_probe_mark(a, ENA_PROBE_HEALTH, t0);
 
+	/* a device that died during probe is not handed to userspace */
+	if (test_bit(ENA_F_DEV_DEAD, &a->flags)) {
+		dev_err(&pdev->dev, "device failed during probe\n");
+		rc = -EIO;
+		goto err_health;
+	}
 	/* last step: from here on userspace may open the interface */
 	rc = register_netdev(nd);
 	if (rc)

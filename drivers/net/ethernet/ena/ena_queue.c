@@ -7,9 +7,11 @@
  *   ena_qp_start()    device side: CREATE_CQ/SQ for TX and RX, IRQ, RX fill
  *   ena_qp_stop()     the reverse of start; buffers go back, rings stay
  *   ena_qp_free()     the reverse of alloc
- *   ena_qp_replace()  new depths for a running queue: allocate the new
- *                     memory first, then stop, swap, start, free the old,
- *                     so a failed allocation leaves the queue running
+ *   ena_qp_mem_prepare()  new depths for a running queue: the new memory
+ *   ena_qp_swap()         first, then stop, swap, start (old rings back if
+ *   ena_qp_mem_release()  the start fails), then free what is left over;
+ *                         ethtool -G prepares every queue before it swaps
+ *                         any, so it changes all queues or none
  *
  * Probe allocates none of this; ndo_open allocs+starts the configured
  * queues, ndo_stop stops+frees them, and ethtool -L/-G touch only the queues
@@ -55,7 +57,7 @@ static void ena_ring_free(struct ena_qp *qp, size_t size, void *p,
 	WRITE_ONCE(st->ring_bytes, st->ring_bytes - size);
 }
 
-u32 ena_rx_buf_len_for_mtu(u32 mtu)
+u32 ena_rx_buf_len(void)
 {
 	/*
 	 * A 2 KiB page slice per descriptor, skb built in place: larger
@@ -579,48 +581,74 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 }
 
 /**
- * ena_qp_replace() - give a running queue pair rings of new depths
+ * ena_qp_mem_prepare() - allocate rings of new depths for a queue pair
  * @a: adapter
- * @qid: queue index; allocated and started
+ * @qid: queue index; allocated
  * @tx_depth: new TX ring entries
  * @rx_depth: new RX ring entries
+ * @m: receives the memory, for ena_qp_swap()
  *
- * The new memory is allocated while the queue still runs; only then is
- * the queue stopped, its memory swapped and the queue started again, so
- * the queue is down for one stop and one start, and its NAPI stays
- * registered throughout.  If the new memory cannot be had the queue keeps
- * running untouched; if the queue does not start on the new memory it is
- * started again on the old.
- *
- * Return: 0, or a negative errno with the old depths in force; the queue
- * is left stopped only if it cannot be restarted on either.
+ * Return: 0 or -ENOMEM with nothing allocated.
  */
-int ena_qp_replace(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth)
+int ena_qp_mem_prepare(struct ena_adapter *a, u16 qid, u32 tx_depth,
+		       u32 rx_depth, struct ena_qp_mem *m)
 {
 	struct ena_qp *qp = &a->qps[qid];
-	struct ena_txq old_tx, new_tx = {};
-	struct ena_rxq old_rx, new_rx = {};
-	int rc, err;
+	int rc;
 
-	rc = ena_qp_mem_alloc(qp, &new_tx, &new_rx, tx_depth, rx_depth);
+	memset(m, 0, sizeof(*m));
+	rc = ena_qp_mem_alloc(qp, &m->tx, &m->rx, tx_depth, rx_depth);
 	if (rc)
 		return rc;
-	new_tx.max_slots = qp->tx.max_slots;
+	m->tx.max_slots = qp->tx.max_slots;
+	m->held = true;
+	return 0;
+}
+
+/**
+ * ena_qp_mem_release() - free what ena_qp_mem_prepare() or a swap left in @m
+ * @a: adapter
+ * @qid: queue index
+ * @m: memory not in use by the queue
+ */
+void ena_qp_mem_release(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m)
+{
+	struct ena_qp *qp = &a->qps[qid];
+
+	if (!m->held)
+		return;
+	ena_rxq_free_mem(qp, &m->rx);
+	ena_txq_free_mem(qp, &m->tx);
+	m->held = false;
+}
+
+/**
+ * ena_qp_swap() - restart a running queue pair on the rings in @m
+ * @a: adapter
+ * @qid: queue index; allocated and started
+ * @m: rings from ena_qp_mem_prepare(); receives the queue's old rings
+ *
+ * The queue is down for one stop and one start, and its NAPI stays
+ * registered throughout.  If it does not start on the new rings it is
+ * started again on its old ones, and @m holds the new ones again.
+ *
+ * Return: 0, or a negative errno with the old rings in force; the queue
+ * is left stopped only if it cannot be restarted on either.
+ */
+int ena_qp_swap(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m)
+{
+	struct ena_qp *qp = &a->qps[qid];
+	int rc, err;
+
 	ena_qp_stop(a, qid);
-	old_tx = qp->tx;
-	old_rx = qp->rx;
-	qp->tx = new_tx;
-	qp->rx = new_rx;
+	swap(qp->tx, m->tx);
+	swap(qp->rx, m->rx);
 	rc = ena_qp_start(a, qid);
-	if (!rc) {
-		ena_rxq_free_mem(qp, &old_rx);
-		ena_txq_free_mem(qp, &old_tx);
+	if (!rc)
 		return 0;
-	}
-	qp->tx = old_tx;
-	qp->rx = old_rx;
-	ena_rxq_free_mem(qp, &new_rx);
-	ena_txq_free_mem(qp, &new_tx);
+	swap(qp->tx, m->tx);
+	swap(qp->rx, m->rx);
 	err = ena_qp_start(a, qid);
 	return err ? err : rc;
 }
+

@@ -9,8 +9,12 @@
 
 #include "ena.h"
 
-/* bring-up attempts per reset work run before leaving it to the watchdog */
-#define ENA_RESET_TRIES		3
+/*
+ * A failed reset is retried by the watchdog after this long, whatever
+ * else it checks (keep-alive may be off): one attempt per reset work run,
+ * so RTNL is never held for more than one device bring-up.
+ */
+#define ENA_RESET_RETRY_DELAY	(2 * HZ)
 /* hint value meaning "no keep-alive checking" */
 #define ENA_HINT_NO_TIMEOUT	0xffff
 
@@ -22,6 +26,12 @@ static void ena_watchdog(struct work_struct *w)
 
 	if (test_bit(ENA_F_RESET_PENDING, &a->flags))
 		goto again;
+	if (test_bit(ENA_F_DEV_DEAD, &a->flags)) {
+		if (time_after_eq(jiffies, READ_ONCE(a->reset_retry_at)))
+			ena_reset_schedule(a, a->reset_reason,
+					   "retrying after a failed reset");
+		goto again;
+	}
 
 	if ((a->aenq_groups & BIT(ENA_AENQ_KEEP_ALIVE)) &&
 	    to != ENA_HINT_NO_TIMEOUT &&
@@ -37,6 +47,7 @@ static void ena_watchdog(struct work_struct *w)
 	    (sts & ENA_DEV_STS_FATAL))
 		ena_reset_schedule(a, ENA_RESET_GENERIC,
 				   "DEV_STS reports a fatal error");
+	ena_rx_kick_starved(a);
 again:
 	queue_delayed_work(system_wq, &a->watchdog, ENA_WATCHDOG_PERIOD);
 }
@@ -87,7 +98,7 @@ static void ena_reset_work(struct work_struct *w)
 					     reset_work);
 	int irq = pci_irq_vector(a->pdev, ENA_MGMT_VECTOR);
 	ktime_t t0 = ktime_get();
-	int rc, try;
+	int rc;
 
 	rtnl_lock();
 	if (!test_bit(ENA_F_RESET_PENDING, &a->flags) ||
@@ -100,11 +111,7 @@ static void ena_reset_work(struct work_struct *w)
 
 	ena_admin_irq_mode(a, false);
 	disable_irq(irq);
-	for (try = 0; try < ENA_RESET_TRIES; try++) {
-		rc = ena_device_init(a, a->reset_reason);
-		if (!rc)
-			break;
-	}
+	rc = ena_device_init(a, a->reset_reason);
 	ena_reg_write(a, ENA_REG_INTR_MASK, 0);
 	ena_aenq_enable(a);
 	enable_irq(irq);
@@ -115,10 +122,12 @@ static void ena_reset_work(struct work_struct *w)
 
 	if (rc) {
 		a->resets_failed++;
+		WRITE_ONCE(a->reset_retry_at, jiffies + ENA_RESET_RETRY_DELAY);
 		set_bit(ENA_F_DEV_DEAD, &a->flags);
 		clear_bit(ENA_F_RESET_PENDING, &a->flags);
 		dev_err(&a->pdev->dev,
-			"device reset failed (%d); the watchdog retries\n", rc);
+			"device reset failed (%d); the watchdog retries in %u ms\n",
+			rc, jiffies_to_msecs(ENA_RESET_RETRY_DELAY));
 		goto out;
 	}
 	clear_bit(ENA_F_RESET_PENDING, &a->flags);
@@ -128,8 +137,8 @@ static void ena_reset_work(struct work_struct *w)
 			dev_err(&a->pdev->dev,
 				"interface not restored after reset: %d\n", rc);
 	}
-	dev_info(&a->pdev->dev, "device reset done in %lld us (%d attempts)\n",
-		 ktime_us_delta(ktime_get(), t0), try + 1);
+	dev_info(&a->pdev->dev, "device reset done in %lld us\n",
+		 ktime_us_delta(ktime_get(), t0));
 out:
 	rtnl_unlock();
 }
@@ -149,6 +158,7 @@ void ena_health_init(struct ena_adapter *a)
 void ena_health_start(struct ena_adapter *a)
 {
 	ena_keep_alive(a);
+	WRITE_ONCE(a->reset_retry_at, jiffies);
 	set_bit(ENA_F_LIVE, &a->flags);
 	queue_delayed_work(system_wq, &a->watchdog, ENA_WATCHDOG_PERIOD);
 }

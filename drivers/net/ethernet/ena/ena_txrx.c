@@ -10,6 +10,7 @@
 #include <linux/io.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/rtnetlink.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <net/ip6_checksum.h>
@@ -430,6 +431,56 @@ static bool ena_clean_tx(struct ena_qp *qp, int napi_budget)
 	return ok;
 }
 
+/*
+ * One RX buffer.  debugfs inject_rx_alloc_fail makes the next allocations
+ * fail, for the selftest of the starved-ring recovery (a test hook: NAPIs
+ * of several queues may race on the count and fail one more or less).
+ */
+static struct page *ena_rx_page(struct ena_qp *qp, unsigned int *off, gfp_t gfp)
+{
+	struct ena_adapter *a = qp->adapter;
+	u32 inject = READ_ONCE(a->inject_rx_alloc_fail);
+
+	if (unlikely(inject)) {
+		WRITE_ONCE(a->inject_rx_alloc_fail, inject - 1);
+		return NULL;
+	}
+	return page_pool_alloc_frag(qp->rx.pool, off, ENA_RX_FRAG_SIZE,
+				    gfp | __GFP_NOWARN);
+}
+
+/**
+ * ena_rx_kick_starved() - poll the RX rings whose refill failed
+ * @a: adapter
+ *
+ * A refill that fails for lack of memory is retried only by NAPI, and
+ * NAPI runs only on an interrupt: an RX ring left empty gets none, and a
+ * queue with no TX would starve for good.  Called once a second by the
+ * watchdog: each started queue whose allocation failures grew since the
+ * last call is polled, and the poll refills its ring.  Skipped when RTNL
+ * is busy (queues starting or stopping); the next second retries.
+ */
+void ena_rx_kick_starved(struct ena_adapter *a)
+{
+	u32 q;
+
+	if (!rtnl_trylock())
+		return;
+	for (q = 0; test_bit(ENA_F_QUEUES_UP, &a->flags) && q < a->num_queues; q++) {
+		struct ena_qp *qp = &a->qps[q];
+		u64 fails = READ_ONCE(qp->stats->rx_alloc_fail);
+
+		if (fails == qp->rx_fail_seen ||
+		    !test_bit(ENA_QP_STARTED, &qp->state))
+			continue;
+		qp->rx_fail_seen = fails;
+		local_bh_disable();
+		napi_schedule(&qp->napi);
+		local_bh_enable();
+	}
+	rtnl_unlock();
+}
+
 /**
  * ena_rx_refill() - post up to @n buffers to the RX SQ
  * @qp: queue pair
@@ -451,8 +502,7 @@ int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp)
 		dma_addr_t dma;
 		u16 id;
 
-		page = page_pool_alloc_frag(rx->pool, &off, ENA_RX_FRAG_SIZE,
-					    gfp | __GFP_NOWARN);
+		page = ena_rx_page(qp, &off, gfp);
 		if (unlikely(!page)) {
 			u64_stats_update_begin(&qp->stats->napi_sync);
 			qp->stats->rx_alloc_fail++;

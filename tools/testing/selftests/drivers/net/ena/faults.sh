@@ -9,7 +9,7 @@
 . "$(dirname "$0")/ena_lib.sh"
 recover_s=${ENA_RECOVER_S:-15}
 detect_s=${ENA_DETECT_S:-30}
-all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail"
+all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail rx-starve"
 faults=${ENA_FAULTS:-$all}
 faults=${faults//,/ }
 # Faults the stock driver is known not to act on: it never polls DEV_STS, so
@@ -73,6 +73,37 @@ no_live_sq() {
 	echo "queues the device still runs after close:"; echo "$q"
 	return 1
 }
+# rx_posted: RX buffers each queue of $A has posted ("q:n ...")
+rx_posted() {
+	ethtool -S "$A" | awk '$1 ~ /^queue_[0-9]+_page_(allocs|frees):$/ {
+		split($1, p, "_"); v[p[2]] += ($1 ~ /allocs/ ? $2 : -$2); if (p[2] + 1 > n) n = p[2] + 1 }
+		END { for (q = 0; q < n; q++) printf "%d:%d ", q, v[q] }'
+}
+# refilled: within detect_s every queue has RX buffers posted again, with
+# nothing sent from here (IPv6 off on $A): no TX completion interrupt can
+# run NAPI, only the driver's own retry
+refilled() {
+	local end=$((SECONDS + detect_s)) p
+	while [ $SECONDS -lt $end ]; do
+		p=$(rx_posted)
+		[[ " $p" == *":0 "* ]] || return 0
+		sleep 0.5
+	done
+	echo "RX rings still empty (queue:posted) $p"
+	return 1
+}
+rx_starve() {
+	local dbg=/sys/kernel/debug/ena/$BDF/inject_rx_alloc_fail
+	sysctl -qw "net.ipv6.conf.$A.disable_ipv6=1"
+	echo 1000000 > "$dbg" || return 1
+	ip link set "$A" down && ip link set "$A" up || return 1
+	echo "with every allocation failing: $(rx_posted)"
+	echo 0 > "$dbg"
+	refilled
+	local rc=$?
+	sysctl -qw "net.ipv6.conf.$A.disable_ipv6=0"
+	return $rc
+}
 io_both_ways() {
 	ping -q -c 3 -i 0.2 -W 1 10.77.0.2 >/dev/null 2>&1
 	ip netns exec ena-peer ping -q -c 3 -i 0.2 -W 1 10.77.0.1 >/dev/null 2>&1
@@ -121,6 +152,16 @@ for f in $faults; do
 		model_set ena0 fault-status-opcode -1
 		ip link set "$A" up
 		wait_carrier "$A" >/dev/null;;
+	rx-starve)
+		# every RX allocation fails while the queues start, then memory
+		# is back: the rings must refill without any traffic
+		if is_ours; then
+			BDF=$(basename "$(readlink -f "/sys/class/net/$A/device")")
+			mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+			ktap_check "$f: RX rings empty after failed allocations refill without traffic" rx_starve
+		else
+			ktap_skip "$f: RX rings refill without traffic" "needs our driver's allocation failure hook"
+		fi;;
 	rx-reqid|rx-len|tx-reqid)
 		model_set ena0 "fault-${f%-*}-bad-${f#*-}" 1
 		io_both_ways
