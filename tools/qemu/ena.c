@@ -139,6 +139,10 @@ struct EnaState {
     uint32_t fault_rx_bad_reqid;
     uint32_t fault_rx_bad_len;
     uint32_t fault_tx_bad_reqid;
+    uint32_t fault_status_after;  /* matching commands that still pass */
+    uint32_t fault_status_times;  /* then fail this many (0: all) */
+    uint32_t fault_rx_runt;       /* frames whose first buffer holds 8 B */
+    uint32_t fault_bad_db;        /* CREATE_SQ answers off the BAR */
 
     /* register file */
     uint64_t aq_base;
@@ -1066,7 +1070,13 @@ static uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     s->st.queues_created++;
 
     stw_le_p(cqe + ENAHW_CSQR_IDX, i);
-    stl_le_p(cqe + ENAHW_CSQR_DB_OFF, ENAHW_R_SQ_DB_BASE + 4 * i);
+    if (s->fault_bad_db) {
+        /* untrusted-input test: a doorbell offset past the end of BAR 0 */
+        s->fault_bad_db--;
+        stl_le_p(cqe + ENAHW_CSQR_DB_OFF, ENAHW_REGS_SIZE + 4 * i);
+    } else {
+        stl_le_p(cqe + ENAHW_CSQR_DB_OFF, ENAHW_R_SQ_DB_BASE + 4 * i);
+    }
     if (place == ENAHW_PLACE_DEV) {
         stl_le_p(cqe + ENAHW_CSQR_LLQ_DESC_OFF,
                  i * s->llq_slot_depth * ENAHW_LLQ_ENTRY_BYTES);
@@ -1130,6 +1140,24 @@ static uint8_t ena_get_stats(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     return ENAHW_ST_OK;
 }
 
+/*
+ * A command matched fault-status-opcode/-feature: fail it unless
+ * fault-status-after commands are still to pass; fault-status-times
+ * (when set) disarms the fault after that many failures.
+ */
+static bool ena_fault_status_hit(EnaState *s)
+{
+    if (s->fault_status_after) {
+        s->fault_status_after--;
+        return false;
+    }
+    if (s->fault_status_times && !--s->fault_status_times) {
+        s->fault_status_opcode = -1;
+        s->fault_status_feature = -1;
+    }
+    return true;
+}
+
 static void ena_admin_execute(EnaState *s, const uint8_t *sqe)
 {
     uint8_t cqe[ENAHW_ADMIN_ENTRY_SIZE] = { 0 };
@@ -1144,10 +1172,10 @@ static void ena_admin_execute(EnaState *s, const uint8_t *sqe)
     }
     trace_ena_admin_cmd(cmd_id, op, is_feat ? sqe[ENAHW_FEAT_ID] : 0);
 
-    if (s->fault_status_opcode >= 0 && s->fault_status_opcode == op) {
-        status = s->fault_status_code;
-    } else if (is_feat && s->fault_status_feature >= 0 &&
-               s->fault_status_feature == sqe[ENAHW_FEAT_ID]) {
+    if (((s->fault_status_opcode >= 0 && s->fault_status_opcode == op) ||
+         (is_feat && s->fault_status_feature >= 0 &&
+          s->fault_status_feature == sqe[ENAHW_FEAT_ID])) &&
+        ena_fault_status_hit(s)) {
         status = s->fault_status_code;
     } else {
         switch (op) {
@@ -1772,6 +1800,10 @@ static ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
             return size;
         }
         bufs[n].len = lduw_le_p(desc + ENAHW_RXD_LEN) ?: 64 * KiB;
+        if (n == 0 && s->fault_rx_runt && size > 8) {
+            /* a device that splits the Ethernet header over buffers */
+            bufs[n].len = MIN(bufs[n].len, 8);
+        }
         bufs[n].req_id = lduw_le_p(desc + ENAHW_RXD_REQ_ID);
         bufs[n].addr = ena_addr48(ldl_le_p(desc + ENAHW_RXD_ADDR_LO),
                                   lduw_le_p(desc + ENAHW_RXD_ADDR_HI));
@@ -1815,6 +1847,9 @@ static ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
         stl_le_p(c + ENAHW_RXC_STATUS, status);
         pci_dma_write(pd, caddr, c, 4);
         cq->tail++;
+    }
+    if (s->fault_rx_runt && size > 8) {
+        s->fault_rx_runt--;
     }
     sq->head += n;
     s->st.rx_packets++;
@@ -2501,6 +2536,10 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "fault-rx-bad-reqid", &s->fault_rx_bad_reqid, NULL);
     ena_add_u32(obj, "fault-rx-bad-len", &s->fault_rx_bad_len, NULL);
     ena_add_u32(obj, "fault-tx-bad-reqid", &s->fault_tx_bad_reqid, NULL);
+    ena_add_u32(obj, "fault-status-after", &s->fault_status_after, NULL);
+    ena_add_u32(obj, "fault-status-times", &s->fault_status_times, NULL);
+    ena_add_u32(obj, "fault-rx-runt", &s->fault_rx_runt, NULL);
+    ena_add_u32(obj, "fault-bad-db", &s->fault_bad_db, NULL);
 
     ena_add_stat(obj, "stat-admin-cmds", &s->st.admin_cmds);
     object_property_add_str(obj, "stat-admin-by-opcode", ena_get_by_opcode,
