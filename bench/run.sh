@@ -9,6 +9,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tools/lib.sh"
 cd "$top"
+# timings without the memory and DMA checkers the selftest guests run with
+export ENA_VM_CHECKERS=${ENA_VM_CHECKERS:-0}
 make -s
 date=$(date +%Y-%m-%d)
 raw=bench/results/raw; mkdir -p "$raw"
