@@ -36,6 +36,10 @@ cp_out=$(perl "$lt/scripts/checkpatch.pl" --no-tree --strict --terse --show-type
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files 2>&1 | grep -vE '^total: 0 errors, 0 warnings, 0 checks')
 if [ -n "$cp_out" ]; then echo "$cp_out"; echo "check: checkpatch reports"; rc=1; else echo "check: checkpatch --strict clean"; fi
 
+rst=$(find Documentation -name '*.rst' | sort)
+rst_out=$(for f in $rst; do /usr/bin/python3 -m docutils --halt=warning --report=warning "$f" /dev/null 2>&1; done)
+if [ -n "$rst_out" ]; then echo "$rst_out"; echo "check: RST reports"; rc=1; else echo "check: RST renders clean ($(echo $rst | wc -w) files)"; fi
+
 kd=$(perl "$lt/scripts/kernel-doc" -none $files 2>&1)
 if [ -n "$kd" ]; then echo "$kd"; echo "check: kernel-doc reports"; rc=1; else echo "check: kernel-doc clean"; fi
 exit $rc
