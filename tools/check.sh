@@ -36,6 +36,18 @@ cp_out=$(perl "$lt/scripts/checkpatch.pl" --no-tree --strict --terse --show-type
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files 2>&1 | grep -vE '^total: 0 errors, 0 warnings, 0 checks')
 if [ -n "$cp_out" ]; then echo "$cp_out"; echo "check: checkpatch reports"; rc=1; else echo "check: checkpatch --strict clean"; fi
 
+# every device the in-tree driver claims: the same PCI aliases in modinfo
+for rel in "$@"; do
+	stock=$(find "$ENA_CACHE/kernels/$rel/lib/modules" -path '*/amazon/ena/ena.ko*' 2>/dev/null | head -n1)
+	[ -n "$stock" ] || { echo "check: no in-tree ena.ko for $rel (aliases not compared)"; continue; }
+	if diff <(modinfo -F alias "$stock" | sort) <(modinfo -F alias "build/$rel/ena.ko" | sort) >/dev/null; then
+		echo "check: PCI aliases equal the in-tree module's ($rel, $(modinfo -F alias "$stock" | wc -l))"
+	else
+		diff <(modinfo -F alias "$stock" | sort) <(modinfo -F alias "build/$rel/ena.ko" | sort)
+		echo "check: PCI aliases differ from the in-tree module's ($rel: < in-tree, > ours)"; rc=1
+	fi
+done
+
 rst=$(find Documentation -name '*.rst' | sort)
 rst_out=$(for f in $rst; do /usr/bin/python3 -m docutils --halt=warning --report=warning "$f" /dev/null 2>&1; done)
 if [ -n "$rst_out" ]; then echo "$rst_out"; echo "check: RST reports"; rc=1; else echo "check: RST renders clean ($(echo $rst | wc -w) files)"; fi

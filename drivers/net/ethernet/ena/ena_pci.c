@@ -25,6 +25,7 @@ static const struct pci_device_id ena_pci_ids[] = {
 	{ PCI_VDEVICE(AMAZON, 0x1ec2) },	/* PF, LLQ */
 	{ PCI_VDEVICE(AMAZON, 0xec20) },	/* VF */
 	{ PCI_VDEVICE(AMAZON, 0xec21) },	/* VF, LLQ */
+	{ PCI_VDEVICE(AMAZON, 0x0051) },	/* reserved, claimed in-tree too */
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, ena_pci_ids);
