@@ -309,7 +309,6 @@ struct ena_adapter {
 
 	/* RSS */
 	u32 rss_ind[ENA_RSS_TABLE_SIZE];	/* queue ids */
-	bool rss_user_table;
 	struct ena_ind_entry *rss_dev_tbl;
 	dma_addr_t rss_dev_tbl_dma;
 	struct ena_hash_key_buf *hash_key;
@@ -387,6 +386,7 @@ int ena_set_mtu_dev(struct ena_adapter *a, u32 mtu);
 int ena_rss_probe(struct ena_adapter *a);
 void ena_rss_free(struct ena_adapter *a);
 void ena_rss_default_table(struct ena_adapter *a, u32 nq);
+void ena_rss_spread(struct ena_adapter *a, u32 nq);
 int ena_rss_push(struct ena_adapter *a);
 
 /* ena_queue.c: one queue pair's memory life cycle */

@@ -226,8 +226,6 @@ static int ena_rxfh_write(struct ena_adapter *a, const u32 *indir,
 		rc = ena_rss_push(a);
 	if (rc)
 		memcpy(a->rss_ind, old, sizeof(old));
-	else
-		a->rss_user_table = true;
 	return rc;
 }
 

@@ -91,8 +91,7 @@ int ena_up(struct ena_adapter *a)
 	rc = ena_queues_open(a, 0, a->num_queues);
 	if (rc)
 		return rc;
-	if (!a->rss_user_table)
-		ena_rss_default_table(a, a->num_queues);
+	ena_rss_spread(a, a->num_queues);
 	rc = ena_rss_push(a);
 	if (rc)
 		goto err;
@@ -156,7 +155,7 @@ static int ena_close(struct net_device *nd)
  * While up, only the queues that change are touched: added queues are
  * allocated and started before RSS spreads onto them; removed queues are
  * taken out of RSS and the stack's view before they stop.  A user-set
- * indirection table is replaced by the default spread.
+ * indirection table is kept (ena_rss_spread()).
  *
  * Return: 0 or a negative errno with the old count still running.
  */
@@ -169,7 +168,7 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 	ASSERT_RTNL();
 	if (!test_bit(ENA_F_QUEUES_UP, &a->flags)) {
 		a->num_queues = n;
-		ena_rss_default_table(a, n);
+		ena_rss_spread(a, n);
 		return 0;
 	}
 	if (n == old)
@@ -185,11 +184,11 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 		if (!rc)
 			rc = netif_set_real_num_rx_queues(nd, n);
 		if (!rc) {
-			ena_rss_default_table(a, n);
+			ena_rss_spread(a, n);
 			rc = ena_rss_push(a);
 		}
 		if (rc) {
-			ena_rss_default_table(a, old);
+			ena_rss_spread(a, old);
 			ena_rss_push(a);
 			netif_set_real_num_tx_queues(nd, old);
 			netif_set_real_num_rx_queues(nd, old);
@@ -197,10 +196,10 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 			return rc;
 		}
 	} else {
-		ena_rss_default_table(a, n);
+		ena_rss_spread(a, n);
 		rc = ena_rss_push(a);
 		if (rc) {
-			ena_rss_default_table(a, old);
+			ena_rss_spread(a, old);
 			return rc;
 		}
 		netif_set_real_num_tx_queues(nd, n);

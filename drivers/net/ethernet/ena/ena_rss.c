@@ -31,7 +31,21 @@ void ena_rss_default_table(struct ena_adapter *a, u32 nq)
 
 	for (i = 0; i < ENA_RSS_TABLE_SIZE; i++)
 		a->rss_ind[i] = ethtool_rxfh_indir_default(i, nq);
-	a->rss_user_table = false;
+}
+
+/**
+ * ena_rss_spread() - the default table over @nq queues, unless user-set
+ * @a: adapter
+ * @nq: queues in use
+ *
+ * A table the user set (IFF_RXFH_CONFIGURED) survives channel changes, as
+ * in the in-tree driver; the ethtool core refuses a channel count that
+ * would leave it pointing at a queue that is gone.
+ */
+void ena_rss_spread(struct ena_adapter *a, u32 nq)
+{
+	if (!netif_is_rxfh_configured(a->netdev))
+		ena_rss_default_table(a, nq);
 }
 
 /**

@@ -55,7 +55,7 @@ bad() {
 	ip link set "$A" mtu 1500
 }
 
-ktap_header 22
+ktap_header 23
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 setup() { ena_load && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" && ping_ok; }
@@ -80,5 +80,28 @@ bad "ethtool -G rx 1000 (not a power of 2)" ring:RX:1000 ethtool -G "$A" rx 1000
 bad "ip link set mtu 67 (min $MINMTU)" none ip link set "$A" mtu 67
 bad "ip link set mtu $((MAXMTU + 1)) (max $MAXMTU)" none ip link set "$A" mtu $((MAXMTU + 1))
 bad "ethtool --set-priv-flags nosuchflag on" none ethtool --set-priv-flags "$A" nosuchflag on
+# indir_queues: the queues the RSS indirection table names, sorted
+indir_queues() {
+	ethtool -x "$A" | awk '/^ *[0-9]+:/{for (i = 2; i <= NF; i++) print $i}' | sort -un | tr '\n' ' '
+}
+# a table the user set survives a channel change (IFF_RXFH_CONFIGURED)
+rss_kept() {
+	local q rc=0
+	ethtool -L "$A" combined 1 && ethtool -X "$A" weight 1 && ethtool -L "$A" combined 2 || return 1
+	q=$(indir_queues)
+	echo "after -X weight 1 on one queue, then -L combined 2: table names queues $q"
+	[ "$q" = "0 " ] || { echo "the user's table was replaced"; rc=1; }
+	ethtool -X "$A" default; ethtool -L "$A" combined "$C0"
+	q=$(indir_queues)
+	echo "after -X default, -L combined $C0: queues $q"
+	ping_ok || rc=1
+	return $rc
+}
+if [ "$CMAX" -ge 2 ]; then
+	ktap_check_xfail_stock "a user-set RSS table survives ethtool -L" \
+		"the in-tree driver spreads the table over the new queues on -L (seen on 6.12)" rss_kept
+else
+	ktap_skip "a user-set RSS table survives ethtool -L" "one channel only"
+fi
 ktap_check "dmesg: no warning" dmesg_clean "$d0"
 ktap_finish
