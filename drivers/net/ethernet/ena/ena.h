@@ -419,6 +419,9 @@ int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 		       struct netlink_ext_ack *extack);
 void ena_link_update(struct ena_adapter *a, bool up);
 void ena_link_carrier(struct ena_adapter *a, bool queues_up);
+int ena_reconcile(struct ena_adapter *a);
+u32 ena_max_rx_ring(const struct ena_adapter *a);
+u32 ena_max_tx_ring(const struct ena_adapter *a);
 
 /* ena_reset.c: health watchdog and device reset/recovery */
 void ena_health_init(struct ena_adapter *a);

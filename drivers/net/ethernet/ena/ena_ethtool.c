@@ -66,13 +66,13 @@ static int ena_set_channels(struct net_device *nd, struct ethtool_channels *ch)
 	return ena_set_channels_live(a, ch->combined_count);
 }
 
-static u32 ena_max_rx_ring(const struct ena_adapter *a)
+u32 ena_max_rx_ring(const struct ena_adapter *a)
 {
 	return rounddown_pow_of_two(min_t(u32, a->dev_max_rx_depth,
 					  ENA_MAX_RING_SIZE));
 }
 
-static u32 ena_max_tx_ring(const struct ena_adapter *a)
+u32 ena_max_tx_ring(const struct ena_adapter *a)
 {
 	u32 m = min_t(u32, a->dev_max_tx_depth, ENA_MAX_RING_SIZE);
 

@@ -423,18 +423,13 @@ void ena_link_carrier(struct ena_adapter *a, bool queues_up)
 	spin_unlock_irqrestore(&a->aenq.lock, irqf);
 }
 
-/**
- * ena_netdev_setup() - ops, features, MAC and MTU limits from the device
- * @a: adapter after ena_device_init()
- */
-void ena_netdev_setup(struct ena_adapter *a)
-{
-	struct net_device *nd = a->netdev;
-	netdev_features_t f = NETIF_F_SG | NETIF_F_HIGHDMA;
+#define ENA_OFFLOAD_FEATURES	(NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM | \
+				 NETIF_F_RXCSUM | NETIF_F_RXHASH)
 
-	nd->netdev_ops = &ena_netdev_ops;
-	ena_ethtool_set_ops(nd);
-	nd->watchdog_timeo = ENA_TX_TIMEOUT;
+/* the offload features the device's OFFLOAD feature reports */
+static netdev_features_t ena_offload_features(const struct ena_adapter *a)
+{
+	netdev_features_t f = 0;
 
 	if (a->offload_tx & ENA_OFFLOAD_TX_L4_V4_PARTIAL)
 		f |= NETIF_F_IP_CSUM;
@@ -445,6 +440,72 @@ void ena_netdev_setup(struct ena_adapter *a)
 		f |= NETIF_F_RXCSUM;
 	if (a->offload_rx & ENA_OFFLOAD_RX_HASH)
 		f |= NETIF_F_RXHASH;
+	return f;
+}
+
+/**
+ * ena_reconcile() - fit the interface to what the device offers after a reset
+ * @a: adapter, after a successful ena_device_init() in the reset work
+ *
+ * The device may come back with fewer queues, smaller rings, no LLQ or
+ * other offloads: the queue count and ring sizes are clamped (the default
+ * RSS spread follows), the offload features updated, each change logged.
+ * A device whose MAC address changed is refused, as in the in-tree driver.
+ *
+ * Return: 0, or -EINVAL for a changed MAC address.
+ */
+int ena_reconcile(struct ena_adapter *a)
+{
+	struct net_device *nd = a->netdev;
+	u32 maxq = min(a->max_queues, a->dev_max_queues), tx, rx;
+	netdev_features_t f = ena_offload_features(a);
+
+	ASSERT_RTNL();
+	if (is_valid_ether_addr(a->mac) && !ether_addr_equal(a->mac, nd->perm_addr)) {
+		netdev_err(nd, "device MAC address changed across the reset (%pM, was %pM)\n",
+			   a->mac, nd->perm_addr);
+		return -EINVAL;
+	}
+	if (a->llq.enabled)
+		maxq = min(maxq, a->llq.max_num);
+	maxq = max(maxq, 1U);
+	if (a->num_queues > maxq) {
+		netdev_warn(nd, "device offers %u queues after the reset, %u were in use\n",
+			    maxq, a->num_queues);
+		a->num_queues = maxq;
+		ena_rss_default_table(a, maxq);
+	}
+	tx = min(a->tx_ring_size, ena_max_tx_ring(a));
+	rx = min(a->rx_ring_size, ena_max_rx_ring(a));
+	if (tx != a->tx_ring_size || rx != a->rx_ring_size) {
+		netdev_warn(nd, "rings %u/%u after the reset (device maximum), were %u/%u\n",
+			    tx, rx, a->tx_ring_size, a->rx_ring_size);
+		a->tx_ring_size = tx;
+		a->rx_ring_size = rx;
+	}
+	if ((nd->hw_features & ENA_OFFLOAD_FEATURES) != f) {
+		netdev_warn(nd, "device offloads changed across the reset\n");
+		nd->hw_features = (nd->hw_features & ~ENA_OFFLOAD_FEATURES) | f;
+		nd->features &= ~(ENA_OFFLOAD_FEATURES & ~f);
+		netdev_update_features(nd);
+	}
+	return 0;
+}
+
+/**
+ * ena_netdev_setup() - ops, features, MAC and MTU limits from the device
+ * @a: adapter after ena_device_init()
+ */
+void ena_netdev_setup(struct ena_adapter *a)
+{
+	struct net_device *nd = a->netdev;
+	netdev_features_t f = NETIF_F_SG | NETIF_F_HIGHDMA |
+			      ena_offload_features(a);
+
+	nd->netdev_ops = &ena_netdev_ops;
+	ena_ethtool_set_ops(nd);
+	nd->watchdog_timeo = ENA_TX_TIMEOUT;
+
 	nd->features = f;
 	nd->hw_features = f;
 	nd->vlan_features = f;

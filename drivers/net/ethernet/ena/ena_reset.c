@@ -112,6 +112,8 @@ static void ena_reset_work(struct work_struct *w)
 	ena_admin_irq_mode(a, false);
 	disable_irq(irq);
 	rc = ena_device_init(a, a->reset_reason);
+	if (!rc)
+		rc = ena_reconcile(a);
 	ena_reg_write(a, ENA_REG_INTR_MASK, 0);
 	ena_aenq_enable(a);
 	enable_irq(irq);
