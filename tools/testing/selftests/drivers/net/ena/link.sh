@@ -33,9 +33,9 @@ ktap_check "set_link off: carrier drops, operstate down, ip link state DOWN" set
 ktap_check "set_link on: carrier returns, operstate up, ip link state UP" set_link on up
 flap() {
 	local i
-	budget_start "${ENA_LINK_BUDGET_S:-60}"
+	budget_start "${ENA_LINK_BUDGET_S:-10}"
 	for ((i = 0; i < flaps; i++)); do
-		budget_more "$i" 10 || break
+		budget_more "$i" 5 || break
 		"$QMP" set_link ena0 off && wait_no_carrier "$A" 10 || { echo "flap $i: link stayed up"; return 1; }
 		"$QMP" set_link ena0 on && wait_carrier "$A" 10 || { echo "flap $i: link stayed down"; return 1; }
 	done
