@@ -323,7 +323,6 @@ struct ena_adapter {
 	u32 num_queues;		/* configured channels */
 	u32 tx_ring_size;
 	u32 rx_ring_size;
-	u32 rx_buf_len;
 	struct ena_qp *qps;			/* [max_queues] */
 	struct ena_queue_stats *qstats;		/* [max_queues] */
 
@@ -398,7 +397,6 @@ int ena_qp_mem_prepare(struct ena_adapter *a, u16 qid, u32 tx_depth,
 		       u32 rx_depth, struct ena_qp_mem *m);
 void ena_qp_mem_release(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m);
 int ena_qp_swap(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m);
-u32 ena_rx_buf_len(void);
 
 /* ena_txrx.c: datapath */
 netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev);

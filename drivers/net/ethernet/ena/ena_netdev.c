@@ -382,6 +382,15 @@ static const struct net_device_ops ena_netdev_ops = {
 	.ndo_validate_addr	= eth_validate_addr,
 };
 
+/* carrier on while the link is up and the queues run; under aenq.lock */
+static void ena_link_apply(struct ena_adapter *a, bool queues_up)
+{
+	if (queues_up && a->link_up)
+		netif_carrier_on(a->netdev);
+	else
+		netif_carrier_off(a->netdev);
+}
+
 /**
  * ena_link_update() - apply a LINK_CHANGE event
  * @a: adapter
@@ -397,10 +406,7 @@ void ena_link_update(struct ena_adapter *a, bool up)
 {
 	a->link_changes++;
 	a->link_up = up;
-	if (!up)
-		netif_carrier_off(a->netdev);
-	else if (test_bit(ENA_F_QUEUES_UP, &a->flags))
-		netif_carrier_on(a->netdev);
+	ena_link_apply(a, test_bit(ENA_F_QUEUES_UP, &a->flags));
 }
 
 /**
@@ -416,10 +422,7 @@ void ena_link_carrier(struct ena_adapter *a, bool queues_up)
 	unsigned long irqf;
 
 	spin_lock_irqsave(&a->aenq.lock, irqf);
-	if (queues_up && a->link_up)
-		netif_carrier_on(a->netdev);
-	else
-		netif_carrier_off(a->netdev);
+	ena_link_apply(a, queues_up);
 	spin_unlock_irqrestore(&a->aenq.lock, irqf);
 }
 

@@ -208,7 +208,6 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	rc = ena_qps_alloc(a);
 	if (rc)
 		goto err_msix;
-	a->rx_buf_len = ena_rx_buf_len();
 	ena_netdev_setup(a);
 	ena_probe_mark(a, ENA_PROBE_MSIX, t0);
 

@@ -57,7 +57,7 @@ static void ena_ring_free(struct ena_qp *qp, size_t size, void *p,
 	WRITE_ONCE(st->ring_bytes, st->ring_bytes - size);
 }
 
-u32 ena_rx_buf_len(void)
+static u32 ena_rx_buf_len(void)
 {
 	/*
 	 * A 2 KiB page slice per descriptor, skb built in place: larger
@@ -155,7 +155,7 @@ static int ena_rxq_alloc_mem(struct ena_qp *qp, struct ena_rxq *rx, u32 depth)
 	struct page_pool *pool;
 
 	rx->depth = depth;
-	rx->buf_len = a->rx_buf_len;
+	rx->buf_len = ena_rx_buf_len();
 	rx->descs = ena_ring_alloc(qp, depth * sizeof(struct ena_rx_desc),
 				   &rx->descs_dma);
 	rx->cq = ena_ring_alloc(qp, depth * sizeof(struct ena_rx_cdesc),

@@ -464,7 +464,11 @@ void ena_rx_kick_starved(struct ena_adapter *a)
 {
 	u32 q;
 
-	if (!rtnl_trylock())
+	/* the counters live as long as the adapter: look before locking */
+	for (q = 0; q < a->max_queues; q++)
+		if (READ_ONCE(a->qstats[q].rx_alloc_fail) != a->qps[q].rx_fail_seen)
+			break;
+	if (q == a->max_queues || !rtnl_trylock())
 		return;
 	for (q = 0; test_bit(ENA_F_QUEUES_UP, &a->flags) && q < a->num_queues; q++) {
 		struct ena_qp *qp = &a->qps[q];
@@ -635,19 +639,15 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 			rx->drop_rest = !(status & ENA_RXC_LAST);
 			continue;
 		}
-		if (!skb && unlikely(len < ETH_HLEN)) {
+		if (!skb) {
 			/*
 			 * eth_type_trans() needs the Ethernet header in the
-			 * first buffer; a device that splits it is wrong.
+			 * first buffer: a device that splits it is wrong, and
+			 * the packet is dropped like one with no skb.
 			 */
-			page_pool_put_full_page(rx->pool, page, true);
-			dropped++;
-			rx->drop_rest = !(status & ENA_RXC_LAST);
-			continue;
-		}
-		if (!skb) {
-			skb = napi_build_skb(page_address(page) + boff,
-					     ENA_RX_FRAG_SIZE);
+			if (likely(len >= ETH_HLEN))
+				skb = napi_build_skb(page_address(page) + boff,
+						     ENA_RX_FRAG_SIZE);
 			if (unlikely(!skb)) {
 				page_pool_put_full_page(rx->pool, page, true);
 				dropped++;

@@ -124,30 +124,26 @@ ena_wait_ifaces() {
 	return 1
 }
 
-# wait_carrier IFACE [timeout s] [ns]: the link is up as a user sees it:
-# carrier 1 and operstate "up" (what `ip link` prints as "state UP")
-wait_carrier() {
-	local dev=$1 t=${2:-15} ns=${3:-} i st=
+# link_wait IFACE up|down [timeout s] [ns]: wait until the link is up as a
+# user sees it (carrier 1 and operstate "up", what `ip link` prints as
+# "state UP"), or down (no carrier, operstate not "up")
+link_wait() {
+	local dev=$1 want=$2 t=${3:-15} ns=${4:-} i st= c o
 	for ((i = 0; i < t * 20; i++)); do
 		st=$(nsx "$ns" cat "/sys/class/net/$dev/carrier" "/sys/class/net/$dev/operstate" 2>/dev/null)
-		[ "$st" = $'1\nup' ] && return 0
+		c=${st%%$'\n'*} o=${st##*$'\n'}
+		if [ "$want" = up ]; then [ "$c/$o" = 1/up ] && return 0
+		else [ "$c" != 1 ] && [ "$o" != up ] && return 0; fi
 		sleep 0.05
 	done
-	echo "$dev: no link within ${t}s: carrier/operstate ${st//$'\n'//}"
+	echo "$dev: link not $want within ${t}s: carrier/operstate ${st//$'\n'//}"
 	return 1
 }
+wait_carrier() { link_wait "$1" up "${@:2}"; }      # IFACE [timeout s] [ns]
+wait_no_carrier() { link_wait "$1" down "${@:2}"; } # IFACE [timeout s] [ns]
 
-# wait_no_carrier IFACE [timeout s] [ns]: carrier gone and operstate not "up"
-wait_no_carrier() {
-	local dev=$1 t=${2:-15} ns=${3:-} i st=
-	for ((i = 0; i < t * 20; i++)); do
-		st=$(nsx "$ns" cat "/sys/class/net/$dev/carrier" "/sys/class/net/$dev/operstate" 2>/dev/null)
-		[ "${st%%$'\n'*}" != 1 ] && [ "${st##*$'\n'}" != up ] && return 0
-		sleep 0.05
-	done
-	echo "$dev: link still up after ${t}s: carrier/operstate ${st//$'\n'//}"
-	return 1
-}
+# ena_bdf IFACE: the PCI address of the device behind IFACE
+ena_bdf() { basename "$(readlink -f "/sys/class/net/$1/device")"; }
 
 # nsx NS CMD...: run CMD in netns NS, or here when NS is empty
 nsx() {

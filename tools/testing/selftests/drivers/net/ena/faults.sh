@@ -138,13 +138,12 @@ bad_db() {
 ring_sizes() {
 	ethtool -g "$A" | awk '/^Current/{c=1} c && /^(RX|TX):/{printf "%s%s ", $1, $2}'
 	is_ours && awk '/^q[0-9]/{split($6, t, "/"); split($8, r, "/"); printf "%s:%s:%s:%s ", $1, $2, t[1], r[1]}' \
-		"/sys/kernel/debug/ena/$(basename "$(readlink -f "/sys/class/net/$A/device")")/queues"
+		"/sys/kernel/debug/ena/$(ena_bdf "$A")/queues"
 }
 # rings_rollback: -G where the second queue's new TX SQ cannot be created
 # must fail and leave every queue at the old size, and work when retried
 rings_rollback() {
 	local before after
-	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	before=$(ring_sizes)
 	model_set ena0 fault-status-after 2     # queue 0: TX and RX SQ pass
 	model_set ena0 fault-status-times 1     # queue 1: its TX SQ fails once
@@ -217,8 +216,7 @@ for f in $faults; do
 		# every RX allocation fails while the queues start, then memory
 		# is back: the rings must refill without any traffic
 		if is_ours; then
-			BDF=$(basename "$(readlink -f "/sys/class/net/$A/device")")
-			mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+			BDF=$(ena_bdf "$A")
 			ktap_check "$f: RX rings empty after failed allocations refill without traffic" rx_starve
 		else
 			ktap_skip "$f: RX rings refill without traffic" "needs our driver's allocation failure hook"

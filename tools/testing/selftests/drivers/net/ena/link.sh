@@ -20,7 +20,7 @@ ip_state() {
 	return 1
 }
 link_is() { # IFACE up|down
-	if [ "$2" = up ]; then wait_carrier "$1" 10; else wait_no_carrier "$1" 10; fi &&
+	link_wait "$1" "$2" 10 &&
 		ip_state "$1" "${2^^}"
 }
 

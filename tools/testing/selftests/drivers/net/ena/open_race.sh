@@ -111,7 +111,7 @@ run_phase() { # $1: admin latency us, $2: cycles at most, $3: at least, $4: budg
 ktap_header 3
 d0=$(dmesg_lines)
 ena_load && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" || ktap_diag "initial setup failed"
-BDF=$(basename "$(readlink -f "/sys/class/net/$A/device")")
+BDF=$(ena_bdf "$A")
 ktap_check "$floor..$cycles cycles at admin latency 0: every one ends UP, carrier, operstate up, ping" \
 	run_phase 0 "$cycles" "$floor" "$budget"
 ktap_check "$slow_floor..$slow_cycles cycles at admin latency ${slow} us: every one ends UP, carrier, operstate up, ping" \
