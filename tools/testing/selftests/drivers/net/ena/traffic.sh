@@ -26,7 +26,8 @@ A=$(ena_ifaces | head -1)
 admin_st() { eth_stat "$A" "admin_$1"; }
 is_ours && probe_polled=$(admin_st cmds_polled)
 pair_setup || ktap_diag "pair setup failed"
-ktap_check "carrier up on both" bash -c "$(declare -f wait_carrier nsx); wait_carrier $A && wait_carrier $B 15 ena-peer"
+both_up() { wait_carrier "$A" && wait_carrier "$B" 15 ena-peer; }
+ktap_check "carrier up on both" both_up
 ktap_check "IPv4 ping out" ping_ok
 ktap_check "IPv4 ping back" ip netns exec ena-peer ping -q -c 3 -i 0.2 -W 2 10.77.0.1
 ktap_check "IPv6 ping out" ping -6 -q -c 3 -i 0.2 -W 2 fd77::2
@@ -50,13 +51,15 @@ ktap_check "64 MiB over TCP, same sha256" tcp_64m
 
 max=$(ethtool -l "$A" | awk '/^Pre-set/{p=1} p && /^Combined/{print $2; exit}')
 ktap_diag "max combined channels: $max"
-ktap_check "ethtool -L combined 1, traffic passes" bash -c "ethtool -L $A combined 1 && $(declare -f ping_ok); ping_ok"
-ktap_check "ethtool -L combined $max, traffic passes" bash -c "ethtool -L $A combined $max && $(declare -f ping_ok); ping_ok"
-ktap_check "ethtool -G rx/tx 256, traffic passes" bash -c "ethtool -G $A rx 256 tx 256 && $(declare -f ping_ok); ping_ok"
-ktap_check "ethtool -G rx/tx 4096, traffic passes" bash -c "ethtool -G $A rx 4096 tx 4096 && $(declare -f ping_ok); ping_ok"
+# ethtool ARGS... on A, then traffic
+set_ping() { ethtool "$1" "$A" "${@:2}" && ping_ok; }
+ktap_check "ethtool -L combined 1, traffic passes" set_ping -L combined 1
+ktap_check "ethtool -L combined $max, traffic passes" set_ping -L combined "$max"
+ktap_check "ethtool -G rx/tx 256, traffic passes" set_ping -G rx 256 tx 256
+ktap_check "ethtool -G rx/tx 4096, traffic passes" set_ping -G rx 4096 tx 4096
 jumbo() {
 	ip link set "$A" mtu 9000 && ip netns exec ena-peer ip link set "$B" mtu 9000 || return 1
-	wait_carrier "$A" && wait_carrier "$B" 15 ena-peer || return 1
+	both_up || return 1
 	ping -q -c 3 -i 0.2 -W 2 -M do -s 8000 10.77.0.2 >/dev/null &&
 		ip netns exec ena-peer ping -q -c 3 -i 0.2 -W 2 -M do -s 8000 10.77.0.1 >/dev/null
 }
