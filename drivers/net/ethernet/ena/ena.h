@@ -98,19 +98,31 @@ struct ena_queue_stats {
 	struct u64_stats_sync napi_sync;
 	u64 tx_packets;
 	u64 tx_bytes;
-	u64 tx_completions;
+	u64 tx_wakeups;		/* woken by completions */
+	u64 tx_bad_req_id;
 	u64 rx_packets;
 	u64 rx_bytes;
 	u64 rx_csum_good;
 	u64 rx_csum_bad;
+	u64 rx_csum_unchecked;	/* RXCSUM on, TCP/UDP, device did not check */
 	u64 rx_alloc_fail;
+	u64 rx_refill_partial;
+	u64 rx_skb_alloc_fail;
+	u64 rx_bad_desc_num;	/* more buffers than an skb holds */
+	u64 rx_bad_req_id;
 	u64 rx_dropped;
 	u64 napi_polls;
+	u64 napi_completes;
+	u64 unmasks;
 	u64 page_allocs;
 	u64 page_frees;
 
 	struct u64_stats_sync xmit_sync;
 	u64 tx_stops;
+	u64 tx_restarts;	/* woken again in xmit right after a stop */
+	u64 tx_linearize;
+	u64 tx_linearize_failed;
+	u64 tx_llq_hdr_pull;	/* LLQ header pulled into the linear part */
 	u64 tx_dropped;
 	u64 tx_dma_err;
 	u64 tx_doorbells;
@@ -121,6 +133,7 @@ struct ena_queue_stats {
 	u64 dma_frees;
 	u64 starts;
 	u64 stops;
+	u64 rx_empty_kicks;	/* starved ring polled by the watchdog (RTNL) */
 };
 
 struct ena_tx_map {
@@ -214,7 +227,7 @@ struct ena_qp {
 	u16 qid;
 	int node;
 	int irq;
-	char irq_name[IFNAMSIZ + 16];
+	char irq_name[IFNAMSIZ + 24];	/* <ifname>-Tx-Rx-<n> */
 	u64 rx_fail_seen;	/* rx_alloc_fail at the last starvation check */
 };
 
@@ -242,6 +255,9 @@ struct ena_admin_queue {
 	u64 irq_cmds;		/* commands served by the interrupt */
 	u64 errors;		/* non-zero completion status */
 	u64 malformed;		/* completions that failed validation */
+	u64 submitted;		/* commands written to the queue */
+	u64 completed;		/* completions consumed */
+	u64 refused;		/* not submitted: device dead or not ready */
 };
 
 struct ena_aenq {
@@ -345,6 +361,9 @@ struct ena_adapter {
 	u64 dev_tx_drops;
 	u64 dev_rx_overruns;
 	u64 tx_timeouts;
+	u64 wd_expired;		/* keep-alive timeouts */
+	u64 interface_up;	/* successful opens */
+	u64 interface_down;	/* closes */
 
 	struct dentry *debugfs;
 	u32 inject_rx_alloc_fail;	/* debugfs: RX allocations to fail */

@@ -460,6 +460,7 @@ int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	mutex_lock(&aq->lock);
 	if (!test_bit(ENA_F_ADMIN_READY, &a->flags) ||
 	    test_bit(ENA_F_DEV_DEAD, &a->flags)) {
+		WRITE_ONCE(aq->refused, aq->refused + 1);
 		rc = -ENODEV;
 		goto out;
 	}
@@ -476,6 +477,7 @@ int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 		reinit_completion(&aq->done);
 	/* writel() orders the entry (and the re-armed completion) first */
 	ena_reg_write(a, ENA_REG_AQ_DB, aq->sq_tail);
+	WRITE_ONCE(aq->submitted, aq->submitted + 1);
 
 	/* the command's name is formatted only for a log line */
 	if (irq) {
@@ -500,6 +502,7 @@ int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	WRITE_ONCE(aq->cq_head, aq->cq_head + 1);
 	if (!(aq->cq_head & (ENA_AQ_DEPTH - 1)))
 		WRITE_ONCE(aq->cq_phase, aq->cq_phase ^ 1);
+	WRITE_ONCE(aq->completed, aq->completed + 1);
 
 	got = le16_to_cpu(resp->hdr.cmd_id) & ENA_AQ_CMD_ID_MASK;
 	if (got != id) {

@@ -134,6 +134,8 @@ static int ena_open(struct net_device *nd)
 	if (rc) {
 		clear_bit(ENA_F_WANT_UP, &a->flags);
 		netdev_err(nd, "open failed: %d\n", rc);
+	} else {
+		WRITE_ONCE(a->interface_up, a->interface_up + 1);
 	}
 	return rc;
 }
@@ -144,6 +146,7 @@ static int ena_close(struct net_device *nd)
 
 	clear_bit(ENA_F_WANT_UP, &a->flags);
 	ena_down(a);
+	WRITE_ONCE(a->interface_down, a->interface_down + 1);
 	return 0;
 }
 

@@ -211,8 +211,9 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ena_netdev_setup(a);
 	ena_probe_mark(a, ENA_PROBE_MSIX, t0);
 
-	snprintf(a->mgmt_irq_name, sizeof(a->mgmt_irq_name), "ena-mgmt@%s",
-		 pci_name(pdev));
+	/* the in-tree names, which IRQ-affinity tools match */
+	snprintf(a->mgmt_irq_name, sizeof(a->mgmt_irq_name),
+		 "ena-mgmnt@pci:%s", pci_name(pdev));
 	rc = request_irq(pci_irq_vector(pdev, ENA_MGMT_VECTOR), ena_mgmt_irq,
 			 0, a->mgmt_irq_name, a);
 	if (rc)

@@ -488,7 +488,7 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	}
 
 	qp->irq = pci_irq_vector(a->pdev, ENA_IO_VECTOR(qid));
-	snprintf(qp->irq_name, sizeof(qp->irq_name), "%s-q%u",
+	snprintf(qp->irq_name, sizeof(qp->irq_name), "%s-Tx-Rx-%u",
 		 netdev_name(a->netdev), qid);
 	rc = request_irq(qp->irq, ena_io_irq, 0, qp->irq_name, qp);
 	if (rc)

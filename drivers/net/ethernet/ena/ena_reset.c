@@ -38,6 +38,7 @@ static void ena_watchdog(struct work_struct *w)
 	    time_after(jiffies, READ_ONCE(a->last_keep_alive) +
 				msecs_to_jiffies(to))) {
 		dev_err(&a->pdev->dev, "no keep-alive event for %u ms\n", to);
+		WRITE_ONCE(a->wd_expired, a->wd_expired + 1);
 		ena_reset_schedule(a, ENA_RESET_KEEP_ALIVE_TO,
 				   "keep-alive timeout");
 		goto again;

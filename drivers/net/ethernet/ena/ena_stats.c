@@ -8,44 +8,152 @@
 #include "ena.h"
 #include "ena_compat.h"
 
+/* one queue's counters, read consistently */
 struct ena_qsnap {
-	u64 tx_packets, tx_bytes, tx_completions, tx_stops, tx_dropped;
-	u64 tx_dma_err, tx_doorbells, rx_packets, rx_bytes, rx_csum_good;
-	u64 rx_csum_bad, rx_alloc_fail, rx_dropped, napi_polls, page_allocs;
-	u64 page_frees, ring_bytes, dma_allocs, dma_frees, starts, stops;
+	u64 tx_packets, tx_bytes, tx_wakeups, tx_bad_req_id, rx_packets;
+	u64 rx_bytes, rx_csum_good, rx_csum_bad, rx_csum_unchecked;
+	u64 rx_alloc_fail, rx_refill_partial, rx_skb_alloc_fail;
+	u64 rx_bad_desc_num, rx_bad_req_id, rx_dropped, napi_polls;
+	u64 napi_completes, unmasks, page_allocs, page_frees;
+	u64 tx_stops, tx_linearize, tx_linearize_failed, tx_llq_hdr_pull;
+	u64 tx_dropped, tx_dma_err, tx_doorbells;
+	u64 ring_bytes, dma_allocs, dma_frees, starts, stops, rx_empty_kicks;
+	u64 never;	/* stays 0: the event cannot happen in this driver */
 };
 
 static void ena_qsnap(const struct ena_queue_stats *st, struct ena_qsnap *s)
 {
 	unsigned int start;
+	u64 restarts;
 
+	memset(s, 0, sizeof(*s));
 	do {
 		start = u64_stats_fetch_begin(&st->napi_sync);
 		s->tx_packets = st->tx_packets;
 		s->tx_bytes = st->tx_bytes;
-		s->tx_completions = st->tx_completions;
+		s->tx_wakeups = st->tx_wakeups;
+		s->tx_bad_req_id = st->tx_bad_req_id;
 		s->rx_packets = st->rx_packets;
 		s->rx_bytes = st->rx_bytes;
 		s->rx_csum_good = st->rx_csum_good;
 		s->rx_csum_bad = st->rx_csum_bad;
+		s->rx_csum_unchecked = st->rx_csum_unchecked;
 		s->rx_alloc_fail = st->rx_alloc_fail;
+		s->rx_refill_partial = st->rx_refill_partial;
+		s->rx_skb_alloc_fail = st->rx_skb_alloc_fail;
+		s->rx_bad_desc_num = st->rx_bad_desc_num;
+		s->rx_bad_req_id = st->rx_bad_req_id;
 		s->rx_dropped = st->rx_dropped;
 		s->napi_polls = st->napi_polls;
+		s->napi_completes = st->napi_completes;
+		s->unmasks = st->unmasks;
 		s->page_allocs = st->page_allocs;
 		s->page_frees = st->page_frees;
 	} while (u64_stats_fetch_retry(&st->napi_sync, start));
 	do {
 		start = u64_stats_fetch_begin(&st->xmit_sync);
 		s->tx_stops = st->tx_stops;
+		restarts = st->tx_restarts;
+		s->tx_linearize = st->tx_linearize;
+		s->tx_linearize_failed = st->tx_linearize_failed;
+		s->tx_llq_hdr_pull = st->tx_llq_hdr_pull;
 		s->tx_dropped = st->tx_dropped;
 		s->tx_dma_err = st->tx_dma_err;
 		s->tx_doorbells = st->tx_doorbells;
 	} while (u64_stats_fetch_retry(&st->xmit_sync, start));
+	/* the in-tree queue_wakeup counts both kinds of wake */
+	s->tx_wakeups += restarts;
 	s->ring_bytes = READ_ONCE(st->ring_bytes);
 	s->dma_allocs = READ_ONCE(st->dma_allocs);
 	s->dma_frees = READ_ONCE(st->dma_frees);
 	s->starts = READ_ONCE(st->starts);
 	s->stops = READ_ONCE(st->stops);
+	s->rx_empty_kicks = READ_ONCE(st->rx_empty_kicks);
+}
+
+/* a per-queue counter: its name after "queue_<n>_<dir>_", its snapshot field */
+struct ena_qstat_desc {
+	const char *name;
+	size_t off;
+};
+
+#define ENA_QS(n, f)	{ n, offsetof(struct ena_qsnap, f) }
+
+/*
+ * The in-tree driver's per-queue names (ethtool -S), with the same meaning.
+ * Those mapped to "never" count events that cannot happen here: no XDP,
+ * no copybreak, page_pool maps RX pages, no TX context descriptor step;
+ * missed_tx waits for missed-completion detection.
+ */
+static const struct ena_qstat_desc ena_intree_tx[] = {
+	ENA_QS("cnt", tx_packets),
+	ENA_QS("bytes", tx_bytes),
+	ENA_QS("queue_stop", tx_stops),
+	ENA_QS("queue_wakeup", tx_wakeups),
+	ENA_QS("dma_mapping_err", tx_dma_err),
+	ENA_QS("linearize", tx_linearize),
+	ENA_QS("linearize_failed", tx_linearize_failed),
+	ENA_QS("napi_comp", napi_completes),
+	ENA_QS("tx_poll", napi_polls),
+	ENA_QS("doorbells", tx_doorbells),
+	ENA_QS("prepare_ctx_err", never),
+	ENA_QS("bad_req_id", tx_bad_req_id),
+	ENA_QS("llq_buffer_copy", tx_llq_hdr_pull),
+	ENA_QS("missed_tx", never),
+	ENA_QS("unmask_interrupt", unmasks),
+};
+
+static const struct ena_qstat_desc ena_intree_rx[] = {
+	ENA_QS("cnt", rx_packets),
+	ENA_QS("bytes", rx_bytes),
+	ENA_QS("rx_copybreak_pkt", never),
+	ENA_QS("csum_good", rx_csum_good),
+	ENA_QS("refil_partial", rx_refill_partial),
+	ENA_QS("csum_bad", rx_csum_bad),
+	ENA_QS("page_alloc_fail", rx_alloc_fail),
+	ENA_QS("skb_alloc_fail", rx_skb_alloc_fail),
+	ENA_QS("dma_mapping_err", never),
+	ENA_QS("bad_desc_num", rx_bad_desc_num),
+	ENA_QS("bad_req_id", rx_bad_req_id),
+	ENA_QS("empty_rx_ring", rx_empty_kicks),
+	ENA_QS("csum_unchecked", rx_csum_unchecked),
+	ENA_QS("xdp_aborted", never),
+	ENA_QS("xdp_drop", never),
+	ENA_QS("xdp_pass", never),
+	ENA_QS("xdp_tx", never),
+	ENA_QS("xdp_invalid", never),
+	ENA_QS("xdp_redirect", never),
+};
+
+/*
+ * This driver's own per-queue counters, for every queue index (stopped
+ * queues keep their history); no name starts with the in-tree "tx_",
+ * "rx_" or "xdp_tx_", so none can collide.
+ */
+static const struct ena_qstat_desc ena_own_q[] = {
+	ENA_QS("xmit_drops", tx_dropped),
+	ENA_QS("recv_drops", rx_dropped),
+	ENA_QS("ring_bytes", ring_bytes),
+	ENA_QS("dma_coherent_allocs", dma_allocs),
+	ENA_QS("dma_coherent_frees", dma_frees),
+	ENA_QS("page_allocs", page_allocs),
+	ENA_QS("page_frees", page_frees),
+	ENA_QS("starts", starts),
+	ENA_QS("stops", stops),
+};
+
+static void ena_emit_qstats(const struct ena_qstat_desc *d, size_t n,
+			    const struct ena_qsnap *s, u32 q, const char *dir,
+			    ena_stat_emit_t emit, void *ctx)
+{
+	char name[64];	/* names stay below ETH_GSTRING_LEN; room for gcc */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "queue_%u_%s%s", q, dir,
+			 d[i].name);
+		emit(ctx, name, *(const u64 *)((const u8 *)s + d[i].off));
+	}
 }
 
 static void ena_emit_wait(const struct ena_wait_stats *w, const char *kind,
@@ -114,18 +222,42 @@ static void ena_emit_pp_stats(struct ena_adapter *a, ena_stat_emit_t emit,
  * @emit: called once per counter with its name and value
  * @ctx: passed to @emit
  *
- * Global counters first, then the totals over queues (with page_pool's
- * counters where the kernel keeps them), then each queue index below
- * max_queues (stopped queues keep their history).  Callers hold RTNL.
+ * First the in-tree driver's names, in its order and with its meaning
+ * (global, then each configured queue, then the admin queue), so that
+ * scripts and monitoring agents written for it read the same counters;
+ * then this driver's own: admin waits, memory, page_pool, and each queue
+ * index below max_queues.  Callers hold RTNL (queue count and pools stay).
  */
 void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 {
+	const struct ena_wait_stats *aw = &a->poll.stats[ENA_WAIT_ADMIN];
 	struct ena_qsnap s, tot = {};
-	char name[64];	/* names stay below ETH_GSTRING_LEN; room for gcc */
 	u32 q;
 
-	ena_emit_wait(&a->poll.stats[ENA_WAIT_ADMIN], "admin", "cmds", emit,
-		      ctx);
+	emit(ctx, "tx_timeout", READ_ONCE(a->tx_timeouts));
+	emit(ctx, "suspend", 0);	/* no power management yet */
+	emit(ctx, "resume", 0);
+	emit(ctx, "wd_expired", READ_ONCE(a->wd_expired));
+	emit(ctx, "interface_up", READ_ONCE(a->interface_up));
+	emit(ctx, "interface_down", READ_ONCE(a->interface_down));
+	/* an admin queue that stops answering resets the device here */
+	emit(ctx, "admin_q_pause", 0);
+	emit(ctx, "reset_fail", READ_ONCE(a->resets_failed));
+	for (q = 0; q < a->num_queues; q++) {
+		ena_qsnap(&a->qstats[q], &s);
+		ena_emit_qstats(ena_intree_tx, ARRAY_SIZE(ena_intree_tx), &s, q,
+				"tx_", emit, ctx);
+		ena_emit_qstats(ena_intree_rx, ARRAY_SIZE(ena_intree_rx), &s, q,
+				"rx_", emit, ctx);
+	}
+	emit(ctx, "ena_admin_q_aborted_cmd", READ_ONCE(a->aq.refused));
+	emit(ctx, "ena_admin_q_submitted_cmd", READ_ONCE(a->aq.submitted));
+	emit(ctx, "ena_admin_q_completed_cmd", READ_ONCE(a->aq.completed));
+	/* one command in flight at a time: the queue is never full */
+	emit(ctx, "ena_admin_q_out_of_space", 0);
+	emit(ctx, "ena_admin_q_no_completion", READ_ONCE(aw->timeouts));
+
+	ena_emit_wait(aw, "admin", "cmds", emit, ctx);
 	emit(ctx, "admin_cmds_polled", READ_ONCE(a->aq.polled_cmds));
 	emit(ctx, "admin_cmds_irq", READ_ONCE(a->aq.irq_cmds));
 	emit(ctx, "admin_errors", READ_ONCE(a->aq.errors));
@@ -136,8 +268,6 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 		      ctx);
 	emit(ctx, "probe_us", a->probe_us);
 	emit(ctx, "resets", READ_ONCE(a->resets));
-	emit(ctx, "resets_failed", READ_ONCE(a->resets_failed));
-	emit(ctx, "tx_timeouts", READ_ONCE(a->tx_timeouts));
 	emit(ctx, "link_changes", READ_ONCE(a->link_changes));
 	emit(ctx, "keep_alive_events",
 	     READ_ONCE(a->aenq.events[ENA_AENQ_KEEP_ALIVE]));
@@ -160,34 +290,11 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	emit(ctx, "page_frees", tot.page_frees);
 	ena_emit_pp_stats(a, emit, ctx);
 
-#define ENA_QSTAT(field, label) do {					\
-		snprintf(name, sizeof(name), "queue_%u_%s", q, label);	\
-		emit(ctx, name, s.field);				\
-	} while (0)
 	for (q = 0; q < a->max_queues; q++) {
 		ena_qsnap(&a->qstats[q], &s);
-		ENA_QSTAT(tx_packets, "tx_packets");
-		ENA_QSTAT(tx_bytes, "tx_bytes");
-		ENA_QSTAT(tx_stops, "tx_stops");
-		ENA_QSTAT(tx_dropped, "tx_dropped");
-		ENA_QSTAT(tx_dma_err, "tx_dma_err");
-		ENA_QSTAT(tx_doorbells, "tx_doorbells");
-		ENA_QSTAT(rx_packets, "rx_packets");
-		ENA_QSTAT(rx_bytes, "rx_bytes");
-		ENA_QSTAT(rx_csum_good, "rx_csum_good");
-		ENA_QSTAT(rx_csum_bad, "rx_csum_bad");
-		ENA_QSTAT(rx_alloc_fail, "rx_alloc_fail");
-		ENA_QSTAT(rx_dropped, "rx_dropped");
-		ENA_QSTAT(napi_polls, "napi_polls");
-		ENA_QSTAT(ring_bytes, "ring_bytes");
-		ENA_QSTAT(dma_allocs, "dma_coherent_allocs");
-		ENA_QSTAT(dma_frees, "dma_coherent_frees");
-		ENA_QSTAT(page_allocs, "page_allocs");
-		ENA_QSTAT(page_frees, "page_frees");
-		ENA_QSTAT(starts, "starts");
-		ENA_QSTAT(stops, "stops");
+		ena_emit_qstats(ena_own_q, ARRAY_SIZE(ena_own_q), &s, q, "",
+				emit, ctx);
 	}
-#undef ENA_QSTAT
 }
 
 static void ena_count_one(void *ctx, const char *name, u64 val)

@@ -22,6 +22,22 @@
 /* pages handed back to the pool per page_pool_put_page_bulk() call */
 #define ENA_RX_DRAIN_BATCH	64
 
+/* one datapath counter of @qp, from NAPI */
+static void ena_napi_stat_inc(struct ena_qp *qp, u64 *ctr)
+{
+	u64_stats_update_begin(&qp->stats->napi_sync);
+	(*ctr)++;
+	u64_stats_update_end(&qp->stats->napi_sync);
+}
+
+/* one datapath counter of @qp, from xmit (TX queue lock held) */
+static void ena_xmit_stat_inc(struct ena_qp *qp, u64 *ctr)
+{
+	u64_stats_update_begin(&qp->stats->xmit_sync);
+	(*ctr)++;
+	u64_stats_update_end(&qp->stats->xmit_sync);
+}
+
 void ena_unmask_irq(struct ena_qp *qp)
 {
 	if (qp->unmask)
@@ -180,9 +196,7 @@ static void ena_tx_kick(struct ena_qp *qp)
 	/* WC stores of LLQ entries must land before the doorbell */
 	wmb();
 	writel(tx->sq_tail & 0xffff, tx->db);
-	u64_stats_update_begin(&qp->stats->xmit_sync);
-	qp->stats->tx_doorbells++;
-	u64_stats_update_end(&qp->stats->xmit_sync);
+	ena_xmit_stat_inc(qp, &qp->stats->tx_doorbells);
 }
 
 static void ena_tx_maybe_stop(struct ena_qp *qp)
@@ -192,13 +206,25 @@ static void ena_tx_maybe_stop(struct ena_qp *qp)
 	if (likely(ena_tx_space(tx) >= tx->max_slots))
 		return;
 	netif_tx_stop_queue(tx->ndq);
-	u64_stats_update_begin(&qp->stats->xmit_sync);
-	qp->stats->tx_stops++;
-	u64_stats_update_end(&qp->stats->xmit_sync);
+	ena_xmit_stat_inc(qp, &qp->stats->tx_stops);
 	/* pairs with the barrier in ena_clean_tx() before it checks stopped */
 	smp_mb();
-	if (ena_tx_space(tx) >= tx->max_slots)
+	if (ena_tx_space(tx) >= tx->max_slots) {
 		netif_tx_start_queue(tx->ndq);
+		ena_xmit_stat_inc(qp, &qp->stats->tx_restarts);
+	}
+}
+
+/* Return: 0 once @skb fits the device's buffer count, else an errno */
+static int ena_tx_linearize(struct ena_qp *qp, struct sk_buff *skb)
+{
+	int rc;
+
+	ena_xmit_stat_inc(qp, &qp->stats->tx_linearize);
+	rc = skb_linearize(skb);
+	if (rc)
+		ena_xmit_stat_inc(qp, &qp->stats->tx_linearize_failed);
+	return rc;
 }
 
 /**
@@ -226,9 +252,8 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	if (unlikely(!ena_rt_qp_up(qp)))
 		goto drop;
 
-	if (a->max_tx_sgl &&
-	    skb_shinfo(skb)->nr_frags + 1 > a->max_tx_sgl &&
-	    skb_linearize(skb))
+	if (a->max_tx_sgl && skb_shinfo(skb)->nr_frags + 1 > a->max_tx_sgl &&
+	    ena_tx_linearize(qp, skb))
 		goto drop;
 
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
@@ -241,8 +266,11 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		push = min_t(u32, skb->len, a->llq.hdr_room);
 		if (a->tx_max_header)
 			push = min(push, a->tx_max_header);
-		if (skb_headlen(skb) < push && !pskb_may_pull(skb, push))
-			goto drop;
+		if (skb_headlen(skb) < push) {
+			ena_xmit_stat_inc(qp, &qp->stats->tx_llq_hdr_pull);
+			if (!pskb_may_pull(skb, push))
+				goto drop;
+		}
 	}
 
 	head = skb_headlen(skb) - push;
@@ -384,6 +412,7 @@ static bool ena_clean_tx(struct ena_qp *qp, int napi_budget)
 			netdev_err(a->netdev,
 				   "queue %u: TX completion for req_id %u not in flight\n",
 				   qp->qid, req_id);
+			ena_napi_stat_inc(qp, &qp->stats->tx_bad_req_id);
 			ena_reset_schedule(a, ENA_RESET_INV_TX_REQ_ID,
 					   "invalid TX completion");
 			ok = false;
@@ -414,7 +443,6 @@ static bool ena_clean_tx(struct ena_qp *qp, int napi_budget)
 	u64_stats_update_begin(&qp->stats->napi_sync);
 	qp->stats->tx_packets += pkts;
 	qp->stats->tx_bytes += bytes;
-	qp->stats->tx_completions += pkts;
 	u64_stats_update_end(&qp->stats->napi_sync);
 
 	/* pairs with ena_tx_maybe_stop() */
@@ -424,8 +452,10 @@ static bool ena_clean_tx(struct ena_qp *qp, int napi_budget)
 		__netif_tx_lock(tx->ndq, smp_processor_id());
 		/* ena_qp_stop() clears STARTED before it takes this lock */
 		if (netif_tx_queue_stopped(tx->ndq) &&
-		    ena_tx_space(tx) >= tx->max_slots && ena_rt_qp_up(qp))
+		    ena_tx_space(tx) >= tx->max_slots && ena_rt_qp_up(qp)) {
 			netif_tx_wake_queue(tx->ndq);
+			ena_napi_stat_inc(qp, &qp->stats->tx_wakeups);
+		}
 		__netif_tx_unlock(tx->ndq);
 	}
 	return ok;
@@ -478,6 +508,8 @@ void ena_rx_kick_starved(struct ena_adapter *a)
 		    !test_bit(ENA_QP_STARTED, &qp->state))
 			continue;
 		qp->rx_fail_seen = fails;
+		WRITE_ONCE(qp->stats->rx_empty_kicks,
+			   qp->stats->rx_empty_kicks + 1);
 		local_bh_disable();
 		napi_schedule(&qp->napi);
 		local_bh_enable();
@@ -508,9 +540,7 @@ int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp)
 
 		page = ena_rx_page(qp, &off, gfp);
 		if (unlikely(!page)) {
-			u64_stats_update_begin(&qp->stats->napi_sync);
-			qp->stats->rx_alloc_fail++;
-			u64_stats_update_end(&qp->stats->napi_sync);
+			ena_napi_stat_inc(qp, &qp->stats->rx_alloc_fail);
 			break;
 		}
 		dma = page_pool_get_dma_addr(page) + off + ENA_RX_HEADROOM;
@@ -532,6 +562,8 @@ int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp)
 			rx->sq_phase ^= 1;
 		done++;
 	}
+	if (done < n)
+		ena_napi_stat_inc(qp, &qp->stats->rx_refill_partial);
 	if (done) {
 		u64_stats_update_begin(&qp->stats->napi_sync);
 		qp->stats->page_allocs += done;
@@ -542,20 +574,38 @@ int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp)
 	return done;
 }
 
-static void ena_rx_csum_hash(struct ena_adapter *a, struct sk_buff *skb,
-			     u32 status, u32 hash)
+enum ena_csum_verdict {
+	ENA_CSUM_NONE,		/* not TCP/UDP, a fragment, or RXCSUM off */
+	ENA_CSUM_GOOD,
+	ENA_CSUM_BAD,		/* the stack verifies again; only counted */
+	ENA_CSUM_UNCHECKED,	/* TCP/UDP the device did not check */
+};
+
+static enum ena_csum_verdict ena_rx_csum_hash(struct ena_adapter *a,
+					      struct sk_buff *skb, u32 status,
+					      u32 hash)
 {
+	enum ena_csum_verdict v;
 	u32 l4 = FIELD_GET(ENA_RXC_L4_PROTO, status);
 	u32 l3 = FIELD_GET(ENA_RXC_L3_PROTO, status);
 
 	skb_checksum_none_assert(skb);
-	if ((a->netdev->features & NETIF_F_RXCSUM) &&
-	    (l4 == ENA_L4_TCP || l4 == ENA_L4_UDP) &&
-	    !(status & ENA_RXC_IPV4_FRAG) &&
-	    !(status & (ENA_RXC_L4_CSUM_ERR | ENA_RXC_L3_CSUM_ERR)) &&
-	    (status & ENA_RXC_L4_CSUM_CHECKED))
-		skb->ip_summed = CHECKSUM_UNNECESSARY;
 	/* on a checksum error the stack verifies again; we only count it */
+	if (!(a->netdev->features & NETIF_F_RXCSUM))
+		v = ENA_CSUM_NONE;
+	else if (status & ENA_RXC_L3_CSUM_ERR)
+		v = ENA_CSUM_BAD;
+	else if ((l4 != ENA_L4_TCP && l4 != ENA_L4_UDP) ||
+		 (status & ENA_RXC_IPV4_FRAG))
+		v = ENA_CSUM_NONE;
+	else if (status & ENA_RXC_L4_CSUM_ERR)
+		v = ENA_CSUM_BAD;
+	else if (status & ENA_RXC_L4_CSUM_CHECKED)
+		v = ENA_CSUM_GOOD;
+	else
+		v = ENA_CSUM_UNCHECKED;
+	if (v == ENA_CSUM_GOOD)
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
 	if (a->netdev->features & NETIF_F_RXHASH) {
 		enum pkt_hash_types t = PKT_HASH_TYPE_NONE;
 
@@ -566,6 +616,7 @@ static void ena_rx_csum_hash(struct ena_adapter *a, struct sk_buff *skb,
 		if (t != PKT_HASH_TYPE_NONE)
 			skb_set_hash(skb, hash, t);
 	}
+	return v;
 }
 
 /* Return: packets delivered, or -EIO after a malformed completion */
@@ -575,7 +626,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 	struct ena_rxq *rx = &qp->rx;
 	struct device *dev = &a->pdev->dev;
 	u32 mask = rx->depth - 1, pkts = 0, bytes = 0, good = 0, bad = 0;
-	u32 handed = 0, dropped = 0;
+	u32 handed = 0, dropped = 0, unchecked = 0, skb_fail = 0, bad_descs = 0;
 	int rc = 0;
 
 	while (pkts < budget) {
@@ -598,6 +649,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 			netdev_err(a->netdev,
 				   "queue %u: RX completion for req_id %u not in flight\n",
 				   qp->qid, id);
+			ena_napi_stat_inc(qp, &qp->stats->rx_bad_req_id);
 			ena_reset_schedule(a, ENA_RESET_INV_RX_REQ_ID,
 					   "invalid RX completion");
 			rc = -EIO;
@@ -649,6 +701,8 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 				skb = napi_build_skb(page_address(page) + boff,
 						     ENA_RX_FRAG_SIZE);
 			if (unlikely(!skb)) {
+				if (len >= ETH_HLEN)
+					skb_fail++;
 				page_pool_put_full_page(rx->pool, page, true);
 				dropped++;
 				rx->drop_rest = !(status & ENA_RXC_LAST);
@@ -666,6 +720,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 			dev_kfree_skb_any(skb);
 			rx->skb = NULL;
 			dropped++;
+			bad_descs++;
 			rx->drop_rest = !(status & ENA_RXC_LAST);
 			continue;
 		}
@@ -675,11 +730,19 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 		}
 		rx->skb = NULL;
 		skb->protocol = eth_type_trans(skb, a->netdev);
-		ena_rx_csum_hash(a, skb, status, le32_to_cpu(c->hash));
-		if (skb->ip_summed == CHECKSUM_UNNECESSARY)
+		switch (ena_rx_csum_hash(a, skb, status, le32_to_cpu(c->hash))) {
+		case ENA_CSUM_GOOD:
 			good++;
-		else if (status & (ENA_RXC_L4_CSUM_ERR | ENA_RXC_L3_CSUM_ERR))
+			break;
+		case ENA_CSUM_BAD:
 			bad++;
+			break;
+		case ENA_CSUM_UNCHECKED:
+			unchecked++;
+			break;
+		default:
+			break;
+		}
 		skb_record_rx_queue(skb, qp->qid);
 		bytes += skb->len;
 		pkts++;
@@ -693,6 +756,9 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 	qp->stats->rx_bytes += bytes;
 	qp->stats->rx_csum_good += good;
 	qp->stats->rx_csum_bad += bad;
+	qp->stats->rx_csum_unchecked += unchecked;
+	qp->stats->rx_skb_alloc_fail += skb_fail;
+	qp->stats->rx_bad_desc_num += bad_descs;
 	qp->stats->rx_dropped += dropped;
 	qp->stats->page_frees += handed;
 	u64_stats_update_end(&qp->stats->napi_sync);
@@ -713,8 +779,8 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 int ena_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct ena_qp *qp = container_of(napi, struct ena_qp, napi);
+	bool tx_ok, unmask;
 	int rx = 0;
-	bool tx_ok;
 
 	tx_ok = ena_clean_tx(qp, budget);
 	if (budget)
@@ -736,8 +802,13 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 	if ((READ_ONCE(qp->tx.cq[qp->tx.cq_head & (qp->tx.depth - 1)].flags) &
 	     ENA_TXC_PHASE) == qp->tx.cq_phase)
 		return budget;
-	if (napi_complete_done(napi, rx))
+	unmask = napi_complete_done(napi, rx);
+	if (unmask)
 		ena_unmask_irq(qp);
+	u64_stats_update_begin(&qp->stats->napi_sync);
+	qp->stats->napi_completes++;
+	qp->stats->unmasks += unmask;
+	u64_stats_update_end(&qp->stats->napi_sync);
 	return rx;
 }
 
