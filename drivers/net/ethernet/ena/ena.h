@@ -106,7 +106,6 @@ struct ena_queue_stats {
 	u64 rx_csum_bad;
 	u64 rx_csum_unchecked;	/* RXCSUM on, TCP/UDP, device did not check */
 	u64 rx_alloc_fail;
-	u64 rx_refill_partial;
 	u64 rx_skb_alloc_fail;
 	u64 rx_bad_desc_num;	/* more buffers than an skb holds */
 	u64 rx_bad_req_id;

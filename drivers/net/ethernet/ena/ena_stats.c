@@ -12,7 +12,7 @@
 struct ena_qsnap {
 	u64 tx_packets, tx_bytes, tx_wakeups, tx_bad_req_id, rx_packets;
 	u64 rx_bytes, rx_csum_good, rx_csum_bad, rx_csum_unchecked;
-	u64 rx_alloc_fail, rx_refill_partial, rx_skb_alloc_fail;
+	u64 rx_alloc_fail, rx_skb_alloc_fail;
 	u64 rx_bad_desc_num, rx_bad_req_id, rx_dropped, napi_polls;
 	u64 napi_completes, unmasks, page_allocs, page_frees;
 	u64 tx_stops, tx_linearize, tx_linearize_failed, tx_llq_hdr_pull;
@@ -39,7 +39,6 @@ static void ena_qsnap(const struct ena_queue_stats *st, struct ena_qsnap *s)
 		s->rx_csum_bad = st->rx_csum_bad;
 		s->rx_csum_unchecked = st->rx_csum_unchecked;
 		s->rx_alloc_fail = st->rx_alloc_fail;
-		s->rx_refill_partial = st->rx_refill_partial;
 		s->rx_skb_alloc_fail = st->rx_skb_alloc_fail;
 		s->rx_bad_desc_num = st->rx_bad_desc_num;
 		s->rx_bad_req_id = st->rx_bad_req_id;
@@ -108,7 +107,8 @@ static const struct ena_qstat_desc ena_intree_rx[] = {
 	ENA_QS("bytes", rx_bytes),
 	ENA_QS("rx_copybreak_pkt", never),
 	ENA_QS("csum_good", rx_csum_good),
-	ENA_QS("refil_partial", rx_refill_partial),
+	/* a refill stops at its first failed allocation: one each */
+	ENA_QS("refil_partial", rx_alloc_fail),
 	ENA_QS("csum_bad", rx_csum_bad),
 	ENA_QS("page_alloc_fail", rx_alloc_fail),
 	ENA_QS("skb_alloc_fail", rx_skb_alloc_fail),

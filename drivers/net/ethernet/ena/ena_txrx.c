@@ -562,8 +562,6 @@ int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp)
 			rx->sq_phase ^= 1;
 		done++;
 	}
-	if (done < n)
-		ena_napi_stat_inc(qp, &qp->stats->rx_refill_partial);
 	if (done) {
 		u64_stats_update_begin(&qp->stats->napi_sync);
 		qp->stats->page_allocs += done;

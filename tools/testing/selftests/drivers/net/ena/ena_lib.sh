@@ -196,6 +196,10 @@ pair_teardown() {
 
 # eth_stat IFACE NAME: one ethtool -S counter (empty when absent)
 eth_stat() { ethtool -S "$1" 2>/dev/null | awk -v k="$2:" '$1 == k {print $2; exit}'; }
+# eth_stat_sum IFACE REGEX: the sum of the ethtool -S counters whose name matches
+eth_stat_sum() {
+	ethtool -S "$1" | awk -v re="$2" '{ k = $1; sub(/:$/, "", k) } k ~ re { s += $2 } END { print s + 0 }'
+}
 
 # ping_ok [count]: IPv4 ping from here to the peer
 ping_ok() { ping -q -c "${1:-3}" -i 0.2 -W 2 10.77.0.2 >/dev/null 2>&1; }

@@ -29,11 +29,6 @@ if ! is_ours; then
 	ktap_finish
 fi
 
-# sum_stat IFACE REGEX: the sum of the ethtool -S counters whose name matches
-sum_stat() {
-	ethtool -S "$1" | awk -v re="$2" '{ k = $1; sub(/:$/, "", k) } k ~ re { s += $2 } END { print s + 0 }'
-}
-
 # snap DRV: load DRV, set up the pair with 2 channels, record names and
 # the meaning checks into $tmp/DRV.*
 snap() {
@@ -56,10 +51,10 @@ snap() {
 	echo "$drv updown $(( $(eth_stat "$A" interface_up) - up0 )) $(( $(eth_stat "$A" interface_down) - dn0 ))" \
 		>> "$tmp/meaning"
 
-	tx0=$(sum_stat "$A" '^queue_[0-9]+_tx_cnt$') rx0=$(sum_stat "$A" '^queue_[0-9]+_rx_cnt$')
+	tx0=$(eth_stat_sum "$A" '^queue_[0-9]+_tx_cnt$') rx0=$(eth_stat_sum "$A" '^queue_[0-9]+_rx_cnt$')
 	ping -q -c "$npings" -i 0.05 -W 2 10.77.0.2 > /dev/null || echo "$drv: pings lost"
-	echo "$drv pings $(( $(sum_stat "$A" '^queue_[0-9]+_tx_cnt$') - tx0 ))" \
-		"$(( $(sum_stat "$A" '^queue_[0-9]+_rx_cnt$') - rx0 ))" >> "$tmp/meaning"
+	echo "$drv pings $(( $(eth_stat_sum "$A" '^queue_[0-9]+_tx_cnt$') - tx0 ))" \
+		"$(( $(eth_stat_sum "$A" '^queue_[0-9]+_rx_cnt$') - rx0 ))" >> "$tmp/meaning"
 	pair_teardown
 	ena_unload
 }
