@@ -143,6 +143,10 @@ struct EnaState {
     uint32_t fault_status_times;  /* then fail this many (0: all) */
     uint32_t fault_rx_runt;       /* frames whose first buffer holds 8 B */
     uint32_t fault_bad_db;        /* CREATE_SQ answers off the BAR */
+    uint32_t fault_tx_swallow;    /* TX packets sent with no completion */
+    uint32_t fault_io_irq_drop;   /* IO interrupts lost (vector stays masked) */
+    uint32_t hint_missing_tx_ms;  /* HW_HINTS missing_tx_cmpl_timeout */
+    uint32_t hint_missed_tx;      /* HW_HINTS missed_tx_cmpl_threshold */
 
     /* register file */
     uint64_t aq_base;
@@ -301,6 +305,12 @@ static void ena_io_irq(EnaState *s, EnaCq *cq)
     }
     s->vec_masked[v] = true;
     s->vec_pending[v] = false;
+    if (s->fault_io_irq_drop) {
+        /* lost on the way: the device waits for an unmask that never comes */
+        s->fault_io_irq_drop--;
+        trace_ena_io_fault("irq lost", v);
+        return;
+    }
     if (msix_enabled(pd)) {
         trace_ena_io_irq(v);
         msix_notify(pd, v);
@@ -717,6 +727,8 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
 
     case ENAHW_F_HW_HINTS:
         /* zero means "keep the driver's default" for every hint */
+        stw_le_p(r + 4, s->hint_missing_tx_ms);
+        stw_le_p(r + 6, s->hint_missed_tx);
         stw_le_p(r + 12, ENA_PKT_DESCS_MAX / 2); /* max tx sgl */
         stw_le_p(r + 14, ENA_RX_DESCS_PER_PKT);  /* max rx sgl */
         return ENAHW_ST_OK;
@@ -1393,6 +1405,12 @@ static bool ena_tx_post(EnaState *s, EnaSq *sq, uint16_t req_id)
     uint64_t addr;
 
     if (!cq->live) {
+        return false;
+    }
+    if (s->fault_tx_swallow) {
+        /* the packet went out; its completion never comes */
+        s->fault_tx_swallow--;
+        trace_ena_io_fault("tx completion swallowed", req_id);
         return false;
     }
     if (s->fault_tx_bad_reqid) {
@@ -2540,6 +2558,10 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "fault-status-times", &s->fault_status_times, NULL);
     ena_add_u32(obj, "fault-rx-runt", &s->fault_rx_runt, NULL);
     ena_add_u32(obj, "fault-bad-db", &s->fault_bad_db, NULL);
+    ena_add_u32(obj, "fault-tx-swallow", &s->fault_tx_swallow, NULL);
+    ena_add_u32(obj, "fault-io-irq-drop", &s->fault_io_irq_drop, NULL);
+    ena_add_u32(obj, "hint-missing-tx-ms", &s->hint_missing_tx_ms, NULL);
+    ena_add_u32(obj, "hint-missed-tx", &s->hint_missed_tx, NULL);
 
     ena_add_stat(obj, "stat-admin-cmds", &s->st.admin_cmds);
     object_property_add_str(obj, "stat-admin-by-opcode", ena_get_by_opcode,

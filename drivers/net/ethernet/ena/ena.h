@@ -56,6 +56,9 @@
 #define ENA_KEEP_ALIVE_TIMEOUT_MS	6000
 #define ENA_WATCHDOG_PERIOD		HZ
 #define ENA_TX_TIMEOUT			(5 * HZ)
+/* in-tree defaults; the device's hints may change them */
+#define ENA_MISSED_TX_MS		5000
+#define ENA_MISSED_TX_THRESHOLD		128
 
 /* probe milestones, timed for debugfs "probe" */
 enum ena_probe_step {
@@ -133,6 +136,7 @@ struct ena_queue_stats {
 	u64 starts;
 	u64 stops;
 	u64 rx_empty_kicks;	/* starved ring polled by the watchdog (RTNL) */
+	u64 tx_missed;		/* late TX completions (watchdog, RTNL) */
 };
 
 struct ena_tx_map {
@@ -143,6 +147,8 @@ struct ena_tx_map {
 
 struct ena_tx_buf {
 	struct sk_buff *skb;
+	unsigned long sent;	/* jiffies at xmit */
+	bool missed;		/* counted as a missing completion */
 	u16 descs;		/* SQ slots (descriptors or LLQ entries) */
 	u8 nr_maps;
 	struct ena_tx_map map[ENA_TX_MAX_BUFS];
@@ -227,7 +233,10 @@ struct ena_qp {
 	int node;
 	int irq;
 	char irq_name[IFNAMSIZ + 24];	/* <ifname>-Tx-Rx-<n> */
+	/* watchdog state, under RTNL */
 	u64 rx_fail_seen;	/* rx_alloc_fail at the last starvation check */
+	u64 polls_seen;		/* napi_polls at the last look */
+	u8 intr_strikes;	/* periods a completion waited with NAPI idle */
 };
 
 /* rings of a queue pair that are not (or no longer) in use by it */
@@ -348,6 +357,9 @@ struct ena_adapter {
 	struct delayed_work watchdog;
 	unsigned long last_keep_alive;
 	u32 keep_alive_timeout_ms;
+	u32 missed_tx_ms;		/* a TX completion later than this is missing */
+	u32 missed_tx_threshold;	/* missing in one queue: reset */
+	u64 missed_intrs;
 	struct work_struct reset_work;
 	spinlock_t health_lock;	/* reset queueing vs. ena_health_stop() */
 	unsigned long reset_retry_at;	/* jiffies: next try after a failure */
@@ -421,7 +433,6 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev);
 int ena_napi_poll(struct napi_struct *napi, int budget);
 irqreturn_t ena_io_irq(int irq, void *data);
 int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp);
-void ena_rx_kick_starved(struct ena_adapter *a);
 void ena_tx_drain(struct ena_qp *qp);
 void ena_rx_drain(struct ena_qp *qp);
 void ena_unmask_irq(struct ena_qp *qp);
@@ -439,13 +450,16 @@ int ena_reconcile(struct ena_adapter *a);
 u32 ena_max_rx_ring(const struct ena_adapter *a);
 u32 ena_max_tx_ring(const struct ena_adapter *a);
 
-/* ena_reset.c: health watchdog and device reset/recovery */
+/* ena_health.c: the watchdog (device and queue checks) */
 void ena_health_init(struct ena_adapter *a);
 void ena_health_start(struct ena_adapter *a);
 void ena_health_stop(struct ena_adapter *a);
+void ena_keep_alive(struct ena_adapter *a);
+
+/* ena_reset.c: device reset and recovery */
+void ena_reset_init(struct ena_adapter *a);
 void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
 			const char *why);
-void ena_keep_alive(struct ena_adapter *a);
 
 /* ena_stats.c: the one list of counters, for ethtool -S and debugfs */
 typedef void (*ena_stat_emit_t)(void *ctx, const char *name, u64 val);

@@ -346,6 +346,11 @@ int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason)
 	if (a->hints.driver_watchdog_timeout)
 		a->keep_alive_timeout_ms =
 			le16_to_cpu(a->hints.driver_watchdog_timeout);
+	if (a->hints.missing_tx_cmpl_timeout)
+		a->missed_tx_ms = le16_to_cpu(a->hints.missing_tx_cmpl_timeout);
+	if (a->hints.missed_tx_cmpl_threshold)
+		a->missed_tx_threshold =
+			le16_to_cpu(a->hints.missed_tx_cmpl_threshold);
 	return 0;
 
 err:

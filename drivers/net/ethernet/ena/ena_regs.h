@@ -76,6 +76,7 @@ enum ena_reset_reason {
 	ENA_RESET_SHUTDOWN		= 11,
 	ENA_RESET_USER_TRIGGER		= 12,
 	ENA_RESET_GENERIC		= 13,
+	ENA_RESET_MISS_INTERRUPT	= 14,
 };
 
 /* PCI revision bit 0: the device cannot answer readless register reads. */

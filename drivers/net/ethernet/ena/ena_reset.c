@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Health: the keep-alive watchdog, the DEV_STS fatal check, and the reset
- * work that recovers the device (tear down queues, reset, re-init admin
- * queue, restore the up state).
+ * Recovery: scheduling a device reset (from any context, ena_health.c's
+ * watchdog among them) and the reset work that recovers the device (tear
+ * down queues, reset, re-init admin queue, restore the up state).
  */
 #include <linux/jiffies.h>
 #include <linux/rtnetlink.h>
@@ -15,44 +15,6 @@
  * so RTNL is never held for more than one device bring-up.
  */
 #define ENA_RESET_RETRY_DELAY	(2 * HZ)
-/* hint value meaning "no keep-alive checking" */
-#define ENA_HINT_NO_TIMEOUT	0xffff
-
-static void ena_watchdog(struct work_struct *w)
-{
-	struct ena_adapter *a = container_of(to_delayed_work(w),
-					     struct ena_adapter, watchdog);
-	u32 to = a->keep_alive_timeout_ms, sts;
-
-	if (test_bit(ENA_F_RESET_PENDING, &a->flags))
-		goto again;
-	if (test_bit(ENA_F_DEV_DEAD, &a->flags)) {
-		if (time_after_eq(jiffies, READ_ONCE(a->reset_retry_at)))
-			ena_reset_schedule(a, a->reset_reason,
-					   "retrying after a failed reset");
-		goto again;
-	}
-
-	if ((a->aenq_groups & BIT(ENA_AENQ_KEEP_ALIVE)) &&
-	    to != ENA_HINT_NO_TIMEOUT &&
-	    time_after(jiffies, READ_ONCE(a->last_keep_alive) +
-				msecs_to_jiffies(to))) {
-		dev_err(&a->pdev->dev, "no keep-alive event for %u ms\n", to);
-		WRITE_ONCE(a->wd_expired, a->wd_expired + 1);
-		ena_reset_schedule(a, ENA_RESET_KEEP_ALIVE_TO,
-				   "keep-alive timeout");
-		goto again;
-	}
-	if (!test_bit(ENA_F_DEV_DEAD, &a->flags) &&
-	    !ena_reg_read(a, ENA_REG_DEV_STS, &sts) &&
-	    (sts & ENA_DEV_STS_FATAL))
-		ena_reset_schedule(a, ENA_RESET_GENERIC,
-				   "DEV_STS reports a fatal error");
-	ena_rx_kick_starved(a);
-again:
-	queue_delayed_work(system_wq, &a->watchdog, ENA_WATCHDOG_PERIOD);
-}
-
 /**
  * ena_reset_schedule() - ask for a device reset
  * @a: adapter
@@ -86,11 +48,6 @@ void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
 	if (queued)
 		dev_err(&a->pdev->dev, "device reset scheduled: %s (reason %d)\n",
 			why, reason);
-}
-
-void ena_keep_alive(struct ena_adapter *a)
-{
-	WRITE_ONCE(a->last_keep_alive, jiffies);
 }
 
 static void ena_reset_work(struct work_struct *w)
@@ -146,41 +103,8 @@ out:
 	rtnl_unlock();
 }
 
-void ena_health_init(struct ena_adapter *a)
+void ena_reset_init(struct ena_adapter *a)
 {
-	a->keep_alive_timeout_ms = ENA_KEEP_ALIVE_TIMEOUT_MS;
 	spin_lock_init(&a->health_lock);
 	INIT_WORK(&a->reset_work, ena_reset_work);
-	INIT_DELAYED_WORK(&a->watchdog, ena_watchdog);
-}
-
-/**
- * ena_health_start() - arm the watchdog; device resets are allowed now
- * @a: adapter
- */
-void ena_health_start(struct ena_adapter *a)
-{
-	ena_keep_alive(a);
-	WRITE_ONCE(a->reset_retry_at, jiffies);
-	set_bit(ENA_F_LIVE, &a->flags);
-	queue_delayed_work(system_wq, &a->watchdog, ENA_WATCHDOG_PERIOD);
-}
-
-/**
- * ena_health_stop() - no reset can be queued or run after this returns
- * @a: adapter
- *
- * Marks the adapter removing under the health lock, then cancels the
- * watchdog (which stops re-arming itself) and the reset work.
- */
-void ena_health_stop(struct ena_adapter *a)
-{
-	unsigned long irqf;
-
-	spin_lock_irqsave(&a->health_lock, irqf);
-	set_bit(ENA_F_REMOVING, &a->flags);
-	clear_bit(ENA_F_LIVE, &a->flags);
-	spin_unlock_irqrestore(&a->health_lock, irqf);
-	cancel_delayed_work_sync(&a->watchdog);
-	cancel_work_sync(&a->reset_work);
 }

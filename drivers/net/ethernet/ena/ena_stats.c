@@ -18,6 +18,7 @@ struct ena_qsnap {
 	u64 tx_stops, tx_linearize, tx_linearize_failed, tx_llq_hdr_pull;
 	u64 tx_dropped, tx_dma_err, tx_doorbells;
 	u64 ring_bytes, dma_allocs, dma_frees, starts, stops, rx_empty_kicks;
+	u64 tx_missed;
 	u64 never;	/* stays 0: the event cannot happen in this driver */
 };
 
@@ -68,6 +69,7 @@ static void ena_qsnap(const struct ena_queue_stats *st, struct ena_qsnap *s)
 	s->starts = READ_ONCE(st->starts);
 	s->stops = READ_ONCE(st->stops);
 	s->rx_empty_kicks = READ_ONCE(st->rx_empty_kicks);
+	s->tx_missed = READ_ONCE(st->tx_missed);
 }
 
 /* a per-queue counter: its name after "queue_<n>_<dir>_", its snapshot field */
@@ -81,8 +83,8 @@ struct ena_qstat_desc {
 /*
  * The in-tree driver's per-queue names (ethtool -S), with the same meaning.
  * Those mapped to "never" count events that cannot happen here: no XDP,
- * no copybreak, page_pool maps RX pages, no TX context descriptor step;
- * missed_tx waits for missed-completion detection.
+ * no copybreak, page_pool maps RX pages, no TX context descriptor step.
+ * missed_tx counts each late packet once (in-tree: once per watchdog look).
  */
 static const struct ena_qstat_desc ena_intree_tx[] = {
 	ENA_QS("cnt", tx_packets),
@@ -98,7 +100,7 @@ static const struct ena_qstat_desc ena_intree_tx[] = {
 	ENA_QS("prepare_ctx_err", never),
 	ENA_QS("bad_req_id", tx_bad_req_id),
 	ENA_QS("llq_buffer_copy", tx_llq_hdr_pull),
-	ENA_QS("missed_tx", never),
+	ENA_QS("missed_tx", tx_missed),
 	ENA_QS("unmask_interrupt", unmasks),
 };
 
@@ -269,6 +271,7 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	emit(ctx, "probe_us", a->probe_us);
 	emit(ctx, "resets", READ_ONCE(a->resets));
 	emit(ctx, "link_changes", READ_ONCE(a->link_changes));
+	emit(ctx, "missed_interrupts", READ_ONCE(a->missed_intrs));
 	emit(ctx, "keep_alive_events",
 	     READ_ONCE(a->aenq.events[ENA_AENQ_KEEP_ALIVE]));
 	emit(ctx, "dev_rx_drops", READ_ONCE(a->dev_rx_drops));

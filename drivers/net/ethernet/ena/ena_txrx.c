@@ -354,7 +354,10 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	ena_tx_finish(&w);
 
 	len = skb->len;
-	b->skb = skb;
+	b->sent = jiffies;
+	b->missed = false;
+	/* the watchdog looks at @sent of buffers whose @skb is set */
+	smp_store_release(&b->skb, skb);
 	b->descs = ena_tx_slots(a, tx, ndescs);
 	tx->next_to_use++;
 
@@ -477,44 +480,6 @@ static struct page *ena_rx_page(struct ena_qp *qp, unsigned int *off, gfp_t gfp)
 	}
 	return page_pool_alloc_frag(qp->rx.pool, off, ENA_RX_FRAG_SIZE,
 				    gfp | __GFP_NOWARN);
-}
-
-/**
- * ena_rx_kick_starved() - poll the RX rings whose refill failed
- * @a: adapter
- *
- * A refill that fails for lack of memory is retried only by NAPI, and
- * NAPI runs only on an interrupt: an RX ring left empty gets none, and a
- * queue with no TX would starve for good.  Called once a second by the
- * watchdog: each started queue whose allocation failures grew since the
- * last call is polled, and the poll refills its ring.  Skipped when RTNL
- * is busy (queues starting or stopping); the next second retries.
- */
-void ena_rx_kick_starved(struct ena_adapter *a)
-{
-	u32 q;
-
-	/* the counters live as long as the adapter: look before locking */
-	for (q = 0; q < a->max_queues; q++)
-		if (READ_ONCE(a->qstats[q].rx_alloc_fail) != a->qps[q].rx_fail_seen)
-			break;
-	if (q == a->max_queues || !rtnl_trylock())
-		return;
-	for (q = 0; test_bit(ENA_F_QUEUES_UP, &a->flags) && q < a->num_queues; q++) {
-		struct ena_qp *qp = &a->qps[q];
-		u64 fails = READ_ONCE(qp->stats->rx_alloc_fail);
-
-		if (fails == qp->rx_fail_seen ||
-		    !test_bit(ENA_QP_STARTED, &qp->state))
-			continue;
-		qp->rx_fail_seen = fails;
-		WRITE_ONCE(qp->stats->rx_empty_kicks,
-			   qp->stats->rx_empty_kicks + 1);
-		local_bh_disable();
-		napi_schedule(&qp->napi);
-		local_bh_enable();
-	}
-	rtnl_unlock();
 }
 
 /**

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Health: the once-a-second watchdog. It checks the device (keep-alive
+ * events, a fatal DEV_STS, a failed reset to retry) and each running queue
+ * (TX completions that never came, completions no interrupt announced, RX
+ * rings starved of buffers), and asks ena_reset.c for a device reset when
+ * one is due. Arming and disarming it is here too.
+ */
+#include <linux/bitfield.h>
+#include <linux/jiffies.h>
+#include <linux/rtnetlink.h>
+
+#include "ena.h"
+
+/* hint value meaning "no check" (keep-alive, missing TX completions) */
+#define ENA_HINT_NO_TIMEOUT	0xffff
+/*
+ * A completion waiting while the queue's NAPI neither ran nor was
+ * scheduled for this many watchdog periods: its interrupt was lost.
+ */
+#define ENA_MISSED_INTR_PERIODS	2
+
+void ena_keep_alive(struct ena_adapter *a)
+{
+	WRITE_ONCE(a->last_keep_alive, jiffies);
+}
+
+/* a completion is waiting at the head of the queue's TX or RX CQ */
+static bool ena_cq_pending(const struct ena_qp *qp)
+{
+	const struct ena_tx_cdesc *tc =
+		&qp->tx.cq[qp->tx.cq_head & (qp->tx.depth - 1)];
+	const struct ena_rx_cdesc *rc =
+		&qp->rx.cq[qp->rx.cq_head & (qp->rx.depth - 1)];
+
+	return (READ_ONCE(tc->flags) & ENA_TXC_PHASE) == qp->tx.cq_phase ||
+	       FIELD_GET(ENA_RXC_PHASE, le32_to_cpu(READ_ONCE(rc->status))) ==
+	       qp->rx.cq_phase;
+}
+
+/*
+ * Return: true when a completion has waited ENA_MISSED_INTR_PERIODS with no
+ * NAPI poll and no NAPI scheduled (the device's interrupt never came).
+ */
+static bool ena_intr_missed(struct ena_qp *qp)
+{
+	u64 polls = READ_ONCE(qp->stats->napi_polls);
+	bool idle = polls == qp->polls_seen &&
+		    !test_bit(NAPI_STATE_SCHED, &qp->napi.state);
+
+	qp->polls_seen = polls;
+	if (!idle || !ena_cq_pending(qp)) {
+		qp->intr_strikes = 0;
+		return false;
+	}
+	return ++qp->intr_strikes >= ENA_MISSED_INTR_PERIODS;
+}
+
+/*
+ * Return: the packets of @qp in flight for longer than the missing-TX
+ * timeout; each is counted in tx_missed once, when first found.
+ */
+static u32 ena_tx_missed(struct ena_adapter *a, struct ena_qp *qp)
+{
+	unsigned long late = jiffies - msecs_to_jiffies(a->missed_tx_ms);
+	struct ena_txq *tx = &qp->tx;
+	u32 i, missed = 0, fresh = 0;
+
+	for (i = 0; i < tx->depth; i++) {
+		struct ena_tx_buf *b = &tx->bufs[i];
+
+		if (!READ_ONCE(b->skb) ||
+		    !time_before(READ_ONCE(b->sent), late))
+			continue;
+		missed++;
+		if (b->missed)
+			continue;
+		b->missed = true;
+		if (!fresh++)
+			netdev_notice(a->netdev,
+				      "queue %u: TX req_id %u not completed after %u ms\n",
+				      qp->qid, i, a->missed_tx_ms);
+	}
+	if (fresh)
+		WRITE_ONCE(qp->stats->tx_missed, qp->stats->tx_missed + fresh);
+	return missed;
+}
+
+/* an RX ring whose refill failed: poll it, the poll refills it */
+static void ena_rx_kick(struct ena_qp *qp)
+{
+	u64 fails = READ_ONCE(qp->stats->rx_alloc_fail);
+
+	if (fails == qp->rx_fail_seen)
+		return;
+	qp->rx_fail_seen = fails;
+	WRITE_ONCE(qp->stats->rx_empty_kicks, qp->stats->rx_empty_kicks + 1);
+	local_bh_disable();
+	napi_schedule(&qp->napi);
+	local_bh_enable();
+}
+
+/**
+ * ena_io_health() - look at every running queue
+ * @a: adapter
+ *
+ * A lost interrupt (a completion waiting, NAPI idle for two periods) and
+ * packets whose TX completion is late past the threshold each lead to a
+ * device reset, as in the in-tree driver; a starved RX ring (allocation
+ * failures since the last look) is polled, since NAPI only runs on an
+ * interrupt and an empty ring gets none.  Queue memory changes only under
+ * RTNL: taken with a trylock while the queues are up, a busy RTNL skips
+ * one period.
+ */
+static void ena_io_health(struct ena_adapter *a)
+{
+	u32 q, missed;
+
+	if (!test_bit(ENA_F_QUEUES_UP, &a->flags) || !rtnl_trylock())
+		return;
+	for (q = 0; test_bit(ENA_F_QUEUES_UP, &a->flags) && q < a->num_queues; q++) {
+		struct ena_qp *qp = &a->qps[q];
+
+		if (!test_bit(ENA_QP_STARTED, &qp->state))
+			continue;
+		if (ena_intr_missed(qp)) {
+			WRITE_ONCE(a->missed_intrs, a->missed_intrs + 1);
+			netdev_err(a->netdev,
+				   "queue %u: completions waiting, no interrupt for %u s\n",
+				   q, ENA_MISSED_INTR_PERIODS);
+			ena_reset_schedule(a, ENA_RESET_MISS_INTERRUPT,
+					   "missing interrupt");
+			break;
+		}
+		missed = a->missed_tx_ms == ENA_HINT_NO_TIMEOUT ? 0 :
+			 ena_tx_missed(a, qp);
+		if (missed >= a->missed_tx_threshold) {
+			netdev_err(a->netdev,
+				   "queue %u: %u TX completions missing (threshold %u)\n",
+				   q, missed, a->missed_tx_threshold);
+			ena_reset_schedule(a, ENA_RESET_MISS_TX_CMPL,
+					   "missing TX completions");
+			break;
+		}
+		ena_rx_kick(qp);
+	}
+	rtnl_unlock();
+}
+
+static void ena_watchdog(struct work_struct *w)
+{
+	struct ena_adapter *a = container_of(to_delayed_work(w),
+					     struct ena_adapter, watchdog);
+	u32 to = a->keep_alive_timeout_ms, sts;
+
+	if (test_bit(ENA_F_RESET_PENDING, &a->flags))
+		goto again;
+	if (test_bit(ENA_F_DEV_DEAD, &a->flags)) {
+		if (time_after_eq(jiffies, READ_ONCE(a->reset_retry_at)))
+			ena_reset_schedule(a, a->reset_reason,
+					   "retrying after a failed reset");
+		goto again;
+	}
+
+	if ((a->aenq_groups & BIT(ENA_AENQ_KEEP_ALIVE)) &&
+	    to != ENA_HINT_NO_TIMEOUT &&
+	    time_after(jiffies, READ_ONCE(a->last_keep_alive) +
+				msecs_to_jiffies(to))) {
+		dev_err(&a->pdev->dev, "no keep-alive event for %u ms\n", to);
+		WRITE_ONCE(a->wd_expired, a->wd_expired + 1);
+		ena_reset_schedule(a, ENA_RESET_KEEP_ALIVE_TO,
+				   "keep-alive timeout");
+		goto again;
+	}
+	if (!ena_reg_read(a, ENA_REG_DEV_STS, &sts) &&
+	    (sts & ENA_DEV_STS_FATAL)) {
+		ena_reset_schedule(a, ENA_RESET_GENERIC,
+				   "DEV_STS reports a fatal error");
+		goto again;
+	}
+	ena_io_health(a);
+again:
+	queue_delayed_work(system_wq, &a->watchdog, ENA_WATCHDOG_PERIOD);
+}
+
+void ena_health_init(struct ena_adapter *a)
+{
+	a->keep_alive_timeout_ms = ENA_KEEP_ALIVE_TIMEOUT_MS;
+	a->missed_tx_ms = ENA_MISSED_TX_MS;
+	a->missed_tx_threshold = ENA_MISSED_TX_THRESHOLD;
+	INIT_DELAYED_WORK(&a->watchdog, ena_watchdog);
+	ena_reset_init(a);
+}
+
+/**
+ * ena_health_start() - arm the watchdog; device resets are allowed now
+ * @a: adapter
+ */
+void ena_health_start(struct ena_adapter *a)
+{
+	ena_keep_alive(a);
+	WRITE_ONCE(a->reset_retry_at, jiffies);
+	set_bit(ENA_F_LIVE, &a->flags);
+	queue_delayed_work(system_wq, &a->watchdog, ENA_WATCHDOG_PERIOD);
+}
+
+/**
+ * ena_health_stop() - no reset can be queued or run after this returns
+ * @a: adapter
+ *
+ * Marks the adapter removing under the health lock, then cancels the
+ * watchdog (which stops re-arming itself) and the reset work.
+ */
+void ena_health_stop(struct ena_adapter *a)
+{
+	unsigned long irqf;
+
+	spin_lock_irqsave(&a->health_lock, irqf);
+	set_bit(ENA_F_REMOVING, &a->flags);
+	clear_bit(ENA_F_LIVE, &a->flags);
+	spin_unlock_irqrestore(&a->health_lock, irqf);
+	cancel_delayed_work_sync(&a->watchdog);
+	cancel_work_sync(&a->reset_work);
+}
