@@ -48,7 +48,7 @@ build/%/ena.ko: $(SRC_FILES) FORCE
 		tar cf - $(SRC_FILES) | tar xf - -C build/$*/src
 	$(MAKE) -s -C $(call kdir_of,$*) M=$(TOP)/build/$*/src W=1 \
 		KCFLAGS="$(KCFLAGS) -Werror" -j$(JOBS) modules
-	@cp build/$*/src/$(DRV_DIR)/ena.ko $@
+	@cmp -s build/$*/src/$(DRV_DIR)/ena.ko $@ || { cp build/$*/src/$(DRV_DIR)/ena.ko $@.tmp && mv $@.tmp $@; }
 
 setup:
 	tools/setup.sh

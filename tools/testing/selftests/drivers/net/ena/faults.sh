@@ -199,7 +199,7 @@ for f in $faults; do
 		done
 		continue
 	fi
-	d0=$(dmesg_lines)
+	d0=$(dmesg_lines) t0=$SECONDS
 	clear_faults
 	# hints the driver reads at probe
 	if [ "$f" = missed-tx ]; then
@@ -269,11 +269,12 @@ for f in $faults; do
 		ktap_check "$f: the bad IO completion leads to a reset" wait_reset "$r0";;
 	esac
 	expect "$f: traffic passes within ${recover_s}s" recovered
-	dmesg | tail -n +"$d0" | grep -iE 'ena .*(reset|timeout|time out|timed out|fail|error|invalid|keep)' |
+	dmesg | tail -n +"$((d0 + 1))" | grep -iE 'ena .*(reset|timeout|time out|timed out|fail|error|invalid|keep)' |
 		head -3 | sed 's/^/#   /'
 	clear_faults
 	pair_teardown
 	ktap_check "$f: module unloads, kernel log clean" bash -c \
 		"timeout 30 rmmod ena && ! dmesg | tail -n +$d0 | grep -E 'BUG|WARNING|Oops|leak|Call Trace'"
+	echo "# $f: $((SECONDS - t0)) s"
 done
 ktap_finish
