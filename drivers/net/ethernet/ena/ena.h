@@ -382,7 +382,7 @@ struct ena_adapter {
 	u32 probe_step_us[ENA_PROBE_STEPS];	/* time since probe start */
 };
 
-/* ena_com.c: registers, readless reads, reset, admin queue, AENQ */
+/* ena_com.c: registers, readless reads, reset, admin queue */
 void ena_reg_write(struct ena_adapter *a, u32 off, u32 val);
 int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val);
 int ena_mmio_init(struct ena_adapter *a);
@@ -402,9 +402,18 @@ int ena_get_feature(struct ena_adapter *a, enum ena_feature id, u8 version,
 int ena_set_feature(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 		    enum ena_feature id, dma_addr_t buf, u32 buf_len);
 void ena_set_dma_addr(struct ena_dma_addr *d, dma_addr_t addr);
+const char *ena_feature_name(enum ena_feature id);
+
+/* ena_aenq.c: the asynchronous event notification queue */
+int ena_aenq_alloc(struct ena_adapter *a);
+void ena_aenq_program(struct ena_adapter *a);
+void ena_aenq_free(struct ena_adapter *a);
 void ena_aenq_enable(struct ena_adapter *a);
 void ena_aenq_process(struct ena_adapter *a);
-const char *ena_feature_name(enum ena_feature id);
+
+/* ena_pci.c: the management interrupt, armed and disarmed as one pair */
+void ena_mgmt_arm(struct ena_adapter *a);
+void ena_mgmt_quiesce(struct ena_adapter *a);
 
 /* ena_device.c: the bring-up command sequence shared by probe and reset */
 int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason);

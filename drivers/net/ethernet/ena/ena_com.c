@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Talking to the device outside the datapath: register access (plain or
- * readless), the reset handshake, the admin queue (polled during probe
- * and reset, served by the management interrupt otherwise) and the
- * asynchronous event notification queue.
+ * readless), the reset handshake and the admin queue (polled during probe
+ * and reset, served by the management interrupt otherwise).  The
+ * asynchronous event notification queue is ena_aenq.c's.
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
@@ -261,7 +261,6 @@ int ena_admin_alloc(struct ena_adapter *a)
 
 	mutex_init(&aq->lock);
 	init_completion(&aq->done);
-	spin_lock_init(&a->aenq.lock);
 	aq->timeout_us = ENA_ADMIN_TIMEOUT_DEFAULT_US;
 
 	aq->sq = dma_alloc_coherent(dev, ENA_AQ_DEPTH * ENA_AQ_ENTRY_SIZE,
@@ -272,16 +271,8 @@ int ena_admin_alloc(struct ena_adapter *a)
 				    &aq->cq_dma, GFP_KERNEL);
 	if (!aq->cq)
 		goto err_sq;
-	a->aenq.ring = dma_alloc_coherent(dev,
-					  ENA_AENQ_DEPTH * ENA_AENQ_ENTRY_SIZE,
-					  &a->aenq.dma, GFP_KERNEL);
-	if (!a->aenq.ring)
-		goto err_cq;
 	return 0;
 
-err_cq:
-	dma_free_coherent(dev, ENA_AQ_DEPTH * ENA_ACQ_ENTRY_SIZE, aq->cq,
-			  aq->cq_dma);
 err_sq:
 	dma_free_coherent(dev, ENA_AQ_DEPTH * ENA_AQ_ENTRY_SIZE, aq->sq,
 			  aq->sq_dma);
@@ -290,17 +281,15 @@ err:
 }
 
 /**
- * ena_admin_program() - (re)start the admin queues and the AENQ
+ * ena_admin_program() - (re)start the admin submission and completion queues
  * @a: adapter
  *
  * Clears the rings, rewinds indices and phases and hands the bases to the
- * device.  Used after every device reset.  The AENQ head doorbell is not
- * rung here; ena_aenq_enable() does that once interrupts are ready.
+ * device.  Used after every device reset, followed by ena_aenq_program().
  */
 void ena_admin_program(struct ena_adapter *a)
 {
 	struct ena_admin_queue *aq = &a->aq;
-	unsigned long irqf;
 	u32 caps;
 
 	mutex_lock(&aq->lock);
@@ -322,17 +311,6 @@ void ena_admin_program(struct ena_adapter *a)
 	       FIELD_PREP(ENA_QCAPS_ENTRY_SIZE, ENA_ACQ_ENTRY_SIZE);
 	ena_reg_write(a, ENA_REG_ACQ_CAPS, caps);
 
-	spin_lock_irqsave(&a->aenq.lock, irqf);
-	memset(a->aenq.ring, 0, ENA_AENQ_DEPTH * ENA_AENQ_ENTRY_SIZE);
-	a->aenq.head = ENA_AENQ_DEPTH;
-	a->aenq.phase = 1;
-	ena_reg_write(a, ENA_REG_AENQ_BASE_LO, lower_32_bits(a->aenq.dma));
-	ena_reg_write(a, ENA_REG_AENQ_BASE_HI, upper_32_bits(a->aenq.dma));
-	caps = FIELD_PREP(ENA_QCAPS_DEPTH, ENA_AENQ_DEPTH) |
-	       FIELD_PREP(ENA_QCAPS_ENTRY_SIZE, ENA_AENQ_ENTRY_SIZE);
-	ena_reg_write(a, ENA_REG_AENQ_CAPS, caps);
-	spin_unlock_irqrestore(&a->aenq.lock, irqf);
-
 	set_bit(ENA_F_ADMIN_READY, &a->flags);
 	clear_bit(ENA_F_DEV_QUIESCED, &a->flags);
 	clear_bit(ENA_F_DEV_DEAD, &a->flags);
@@ -345,8 +323,6 @@ void ena_admin_free(struct ena_adapter *a)
 	struct ena_admin_queue *aq = &a->aq;
 
 	clear_bit(ENA_F_ADMIN_READY, &a->flags);
-	dma_free_coherent(dev, ENA_AENQ_DEPTH * ENA_AENQ_ENTRY_SIZE,
-			  a->aenq.ring, a->aenq.dma);
 	dma_free_coherent(dev, ENA_AQ_DEPTH * ENA_ACQ_ENTRY_SIZE, aq->cq,
 			  aq->cq_dma);
 	dma_free_coherent(dev, ENA_AQ_DEPTH * ENA_AQ_ENTRY_SIZE, aq->sq,
@@ -595,94 +571,4 @@ int ena_set_feature(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	}
 	cmd->feature.feat.id = id;
 	return ena_admin_exec(a, cmd, &resp);
-}
-
-/* ---- AENQ ---- */
-
-void ena_aenq_enable(struct ena_adapter *a)
-{
-	unsigned long irqf;
-
-	spin_lock_irqsave(&a->aenq.lock, irqf);
-	ena_reg_write(a, ENA_REG_AENQ_HEAD_DB, a->aenq.head);
-	spin_unlock_irqrestore(&a->aenq.lock, irqf);
-}
-
-static u64 ena_lohi(__le32 lo, __le32 hi)
-{
-	return ((u64)le32_to_cpu(hi) << 32) | le32_to_cpu(lo);
-}
-
-static void ena_aenq_handle(struct ena_adapter *a,
-			    const struct ena_aenq_entry *e)
-{
-	u16 group = le16_to_cpu(e->group);
-
-	a->aenq.events[min_t(u16, group, ENA_AENQ_GROUPS)]++;
-	switch (group) {
-	case ENA_AENQ_LINK_CHANGE:
-		ena_link_update(a, le32_to_cpu(e->link_flags) &
-				   ENA_AENQ_LINK_UP);
-		break;
-	case ENA_AENQ_KEEP_ALIVE:
-		WRITE_ONCE(a->dev_rx_drops, ena_lohi(e->keep_alive.rx_drops_lo,
-						     e->keep_alive.rx_drops_hi));
-		WRITE_ONCE(a->dev_tx_drops, ena_lohi(e->keep_alive.tx_drops_lo,
-						     e->keep_alive.tx_drops_hi));
-		WRITE_ONCE(a->dev_rx_overruns,
-			   ena_lohi(e->keep_alive.rx_overruns_lo,
-				    e->keep_alive.rx_overruns_hi));
-		ena_keep_alive(a);
-		break;
-	case ENA_AENQ_FATAL_ERROR:
-		ena_reset_schedule(a, ENA_RESET_GENERIC,
-				   "fatal error event from device");
-		break;
-	case ENA_AENQ_WARNING:
-		dev_warn_ratelimited(&a->pdev->dev,
-				     "device warning, syndrome %u\n",
-				     le16_to_cpu(e->syndrome));
-		break;
-	case ENA_AENQ_NOTIFICATION:
-	case ENA_AENQ_REFRESH_CAPS:
-		break;
-	default:
-		dev_dbg(&a->pdev->dev, "unknown AENQ group %u\n", group);
-		break;
-	}
-}
-
-/**
- * ena_aenq_process() - consume new AENQ entries and return them
- * @a: adapter
- *
- * Called from the management interrupt and once from probe and reset right
- * after the interrupt is enabled, so an event posted before it (a link
- * change right after SET AENQ_CONFIG) is applied at once.
- */
-void ena_aenq_process(struct ena_adapter *a)
-{
-	struct ena_aenq *q = &a->aenq;
-	unsigned long irqf;
-	u16 done = 0;
-
-	spin_lock_irqsave(&q->lock, irqf);
-	if (!test_bit(ENA_F_ADMIN_READY, &a->flags))
-		goto out;
-	for (;;) {
-		struct ena_aenq_entry *e = &q->ring[q->head & (ENA_AENQ_DEPTH - 1)];
-
-		if ((READ_ONCE(e->flags) & ENA_AENQ_FLAG_PHASE) != q->phase)
-			break;
-		dma_rmb();
-		ena_aenq_handle(a, e);
-		q->head++;
-		if (!(q->head & (ENA_AENQ_DEPTH - 1)))
-			q->phase ^= 1;
-		done++;
-	}
-	if (done)
-		ena_reg_write(a, ENA_REG_AENQ_HEAD_DB, q->head);
-out:
-	spin_unlock_irqrestore(&q->lock, irqf);
 }

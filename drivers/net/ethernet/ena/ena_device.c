@@ -250,11 +250,13 @@ static int ena_set_dma_width(struct ena_adapter *a)
 
 /**
  * ena_device_init() - reset the device and run the bring-up commands
- * @a: adapter; host_info and the admin rings are allocated
+ * @a: adapter; host_info, the admin rings and the AENQ ring are allocated
  * @reason: reset reason given to the device
  *
  * Leaves the admin queue running in polling mode with the management
- * interrupt masked.  Probe and reset both call this.
+ * interrupt masked.  Probe (before the vector is armed) and reset (between
+ * ena_mgmt_quiesce() and ena_mgmt_arm()) both call this, so no management
+ * interrupt handler runs while the admin and AENQ rings are reprogrammed.
  *
  * Return: 0 or a negative errno.
  */
@@ -279,6 +281,7 @@ int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason)
 		return rc;
 
 	ena_admin_program(a);
+	ena_aenq_program(a);
 	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
 
 	/* failure here is not fatal, as for the stock driver */

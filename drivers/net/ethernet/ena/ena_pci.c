@@ -47,17 +47,39 @@ static irqreturn_t ena_mgmt_irq(int irq, void *data)
 }
 
 /**
+ * ena_mgmt_arm() - let the management interrupt serve the device
+ * @a: adapter; the vector is requested, the admin queue and AENQ programmed
+ *
+ * The one way the vector goes live, at the end of probe and of a reset:
+ * unmask it at the device, hand the AENQ to the device, enable the vector,
+ * switch admin completions to the interrupt, and apply the events posted
+ * while it was off (a link change).  Undone by ena_mgmt_quiesce().
+ */
+void ena_mgmt_arm(struct ena_adapter *a)
+{
+	ena_reg_write(a, ENA_REG_INTR_MASK, 0);
+	ena_aenq_enable(a);
+	enable_irq(pci_irq_vector(a->pdev, ENA_MGMT_VECTOR));
+	ena_admin_irq_mode(a, true);
+	ena_aenq_process(a);
+}
+
+/**
  * ena_mgmt_quiesce() - no management interrupt handler runs after this
  * @a: adapter
  *
- * Admin completions are polled from here on, the management vector is
- * masked at the device, and a handler already running is waited for.
+ * The one way the vector goes quiet (remove, shutdown, a probe error after
+ * ena_mgmt_arm(), and the start of a reset): admin completions are polled
+ * from here on, the vector is masked at the device and disabled, which
+ * waits for a handler already running.  Every call follows one
+ * ena_mgmt_arm(); a device reset unmasks the vector at the device, the
+ * disabled vector keeps the handler away until the next ena_mgmt_arm().
  */
-static void ena_mgmt_quiesce(struct ena_adapter *a)
+void ena_mgmt_quiesce(struct ena_adapter *a)
 {
 	ena_admin_irq_mode(a, false);
 	ena_reg_write(a, ENA_REG_INTR_MASK, ENA_INTR_MASK_MGMT);
-	synchronize_irq(pci_irq_vector(a->pdev, ENA_MGMT_VECTOR));
+	disable_irq(pci_irq_vector(a->pdev, ENA_MGMT_VECTOR));
 }
 
 static int ena_msix_setup(struct ena_adapter *a)
@@ -195,6 +217,9 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	rc = ena_admin_alloc(a);
 	if (rc)
 		goto err_mmio;
+	rc = ena_aenq_alloc(a);
+	if (rc)
+		goto err_admin;
 	ena_probe_mark(a, ENA_PROBE_MAPPED, t0);
 	rc = ena_device_init(a, ENA_RESET_NORMAL);
 	if (rc)
@@ -214,19 +239,16 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	/* the in-tree names, which IRQ-affinity tools match */
 	snprintf(a->mgmt_irq_name, sizeof(a->mgmt_irq_name),
 		 "ena-mgmnt@pci:%s", pci_name(pdev));
+	/* requested off: ena_mgmt_arm() enables it */
 	rc = request_irq(pci_irq_vector(pdev, ENA_MGMT_VECTOR), ena_mgmt_irq,
-			 0, a->mgmt_irq_name, a);
+			 IRQF_NO_AUTOEN, a->mgmt_irq_name, a);
 	if (rc)
 		goto err_qps;
-	ena_reg_write(a, ENA_REG_INTR_MASK, 0);
-	ena_aenq_enable(a);
-	/* apply events posted while the interrupt was masked (link state) */
-	ena_aenq_process(a);
 	/*
 	 * The device init above polled; from here on (RSS, open, ethtool) the
-	 * management interrupt serves admin completions.
+	 * management interrupt serves admin completions and AENQ events.
 	 */
-	ena_admin_irq_mode(a, true);
+	ena_mgmt_arm(a);
 	ena_probe_mark(a, ENA_PROBE_MGMT_IRQ, t0);
 
 	rc = ena_rss_probe(a);
@@ -282,6 +304,8 @@ err_msix:
 	pci_free_irq_vectors(pdev);
 err_device:
 	ena_device_fini(a);
+	ena_aenq_free(a);
+err_admin:
 	ena_admin_free(a);
 err_mmio:
 	ena_mmio_fini(a);
@@ -321,6 +345,7 @@ static void ena_remove(struct pci_dev *pdev)
 	kfree(a->qstats);
 	pci_free_irq_vectors(pdev);
 	ena_device_fini(a);
+	ena_aenq_free(a);
 	ena_admin_free(a);
 	ena_mmio_fini(a);
 	dma_free_coherent(&pdev->dev, PAGE_SIZE, a->host_info,

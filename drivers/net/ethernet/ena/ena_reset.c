@@ -2,7 +2,7 @@
 /*
  * Recovery: scheduling a device reset (from any context, ena_health.c's
  * watchdog among them) and the reset work that recovers the device (tear
- * down queues, reset, re-init admin queue, restore the up state).
+ * down queues, reset, re-init admin queue and AENQ, restore the up state).
  */
 #include <linux/jiffies.h>
 #include <linux/rtnetlink.h>
@@ -54,7 +54,6 @@ static void ena_reset_work(struct work_struct *w)
 {
 	struct ena_adapter *a = container_of(w, struct ena_adapter,
 					     reset_work);
-	int irq = pci_irq_vector(a->pdev, ENA_MGMT_VECTOR);
 	ktime_t t0 = ktime_get();
 	int rc;
 
@@ -67,16 +66,11 @@ static void ena_reset_work(struct work_struct *w)
 	ena_down(a);
 	netif_carrier_off(a->netdev);
 
-	ena_admin_irq_mode(a, false);
-	disable_irq(irq);
+	ena_mgmt_quiesce(a);
 	rc = ena_device_init(a, a->reset_reason);
 	if (!rc)
 		rc = ena_reconcile(a);
-	ena_reg_write(a, ENA_REG_INTR_MASK, 0);
-	ena_aenq_enable(a);
-	enable_irq(irq);
-	ena_admin_irq_mode(a, true);
-	ena_aenq_process(a);
+	ena_mgmt_arm(a);
 	ena_keep_alive(a);
 	clear_bit(ENA_F_RSS_PUSHED, &a->flags);
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""push-buf-len.py DEV LEN: set ETHTOOL_A_RINGS_TX_PUSH_BUF_LEN over ethtool
-netlink (for ethtool binaries too old to know tx-push-buf-len)."""
+# SPDX-License-Identifier: GPL-2.0
+"""push_buf_len.py DEV [LEN]: set ETHTOOL_A_RINGS_TX_PUSH_BUF_LEN over ethtool
+netlink (for ethtool binaries too old to know tx-push-buf-len); without LEN,
+print the current value as the kernel reports it (nothing when it reports
+none).  Helper of llq_large.sh."""
 import os
 import socket
 import struct
@@ -13,6 +16,7 @@ CTRL_ATTR_FAMILY_ID = 1
 CTRL_ATTR_FAMILY_NAME = 2
 NLM_F_REQUEST, NLM_F_ACK = 1, 4
 NLA_F_NESTED = 0x8000
+ETHTOOL_MSG_RINGS_GET = 15
 ETHTOOL_MSG_RINGS_SET = 16
 ETHTOOL_A_RINGS_HEADER = 1
 ETHTOOL_A_RINGS_TX_PUSH_BUF_LEN = 15
@@ -44,7 +48,7 @@ def request(sock, family, cmd, body, seq):
 
 
 def main():
-    dev, length = sys.argv[1], int(sys.argv[2])
+    dev = sys.argv[1]
     s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
     s.bind((0, 0))
     rep = request(s, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
@@ -57,7 +61,16 @@ def main():
         off += (ln + 3) & ~3
     hdr = attr(ETHTOOL_A_HEADER_DEV_NAME, dev.encode() + b"\0")
     body = attr(ETHTOOL_A_RINGS_HEADER | NLA_F_NESTED, hdr)
-    body += attr(ETHTOOL_A_RINGS_TX_PUSH_BUF_LEN, struct.pack("I", length))
+    if len(sys.argv) < 3:
+        rep = request(s, fam, ETHTOOL_MSG_RINGS_GET, body, 2)
+        off = 0
+        while rep and off < len(rep):
+            ln, kind = struct.unpack_from("HH", rep, off)
+            if kind == ETHTOOL_A_RINGS_TX_PUSH_BUF_LEN:
+                print(struct.unpack_from("I", rep, off + 4)[0])
+            off += (ln + 3) & ~3
+        return
+    body += attr(ETHTOOL_A_RINGS_TX_PUSH_BUF_LEN, struct.pack("I", int(sys.argv[2])))
     request(s, fam, ETHTOOL_MSG_RINGS_SET, body, 2)
 
 

@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Receive side scaling against the model: TCP streams from the first
+# interface to the second (in netns ena-peer) spread over more than one RX
+# queue of the receiver with the default indirection table; a table that
+# names one queue (ethtool -X weight) sends every stream to that queue, for
+# each queue in turn; ethtool -X default spreads them again. The receiver's
+# per-queue packet counts are the in-tree ethtool -S names
+# (queue_<n>_rx_cnt), so the same test runs for both drivers.
+#
+# Each round sends ENA_RSS_FLOWS (16) connections of 256 KiB. The rounds that
+# steer to one queue are bounded by count (every queue, at most 8) and time
+# (at least 2, none added after ENA_RSS_BUDGET_S (60) seconds);
+# ENA_TEST_LONG=1 runs all.
+. "$(dirname "$0")/ena_lib.sh"
+flows=${ENA_RSS_FLOWS:-16}
+budget=${ENA_RSS_BUDGET_S:-60}
+port=5201
+SRV=
+
+cleanup() {
+	[ -n "$SRV" ] && kill "$SRV" 2>/dev/null
+	pair_teardown
+	ena_unload 2>/dev/null
+}
+trap cleanup EXIT
+
+peer() { ip netns exec ena-peer "$@"; }
+# rx_counts: the receiver's queue_<n>_rx_cnt, one per line, queue order
+rx_counts() {
+	peer ethtool -S "$B" | awk '$1 ~ /^queue_[0-9]+_rx_cnt:$/ {
+		q = $1; sub(/^queue_/, "", q); sub(/_rx_cnt:$/, "", q); c[q + 0] = $2; if (q + 1 > n) n = q + 1 }
+		END { for (q = 0; q < n; q++) print c[q] + 0 }'
+}
+# send_flows: $flows connections from here to the listener, 256 KiB each;
+# sets DELTA to the packets each receiver queue got meanwhile
+send_flows() {
+	local before after i
+	mapfile -t before < <(rx_counts)
+	for ((i = 0; i < flows; i++)); do
+		head -c 256K /dev/zero | timeout 60 socat -u STDIN "TCP:10.77.0.2:$port" &
+	done
+	wait_clients || return 1
+	mapfile -t after < <(rx_counts)
+	DELTA=()
+	for i in "${!after[@]}"; do DELTA[i]=$(( after[i] - ${before[i]:-0} )); done
+	echo "packets per receiver queue: ${DELTA[*]}"
+}
+# wait_clients: every background socat client of send_flows succeeded
+wait_clients() {
+	local p rc=0
+	for p in $(jobs -p); do
+		[ "$p" = "$SRV" ] && continue
+		wait "$p" || rc=1
+	done
+	[ $rc = 0 ] || echo "a TCP connection failed"
+	return $rc
+}
+spread() {
+	local q used=0 total=0
+	send_flows || return 1
+	for q in "${DELTA[@]}"; do total=$((total + q)); [ "$q" -gt 0 ] && used=$((used + 1)); done
+	echo "$flows flows used $used of $NQ queues"
+	[ "$total" -gt 0 ] && [ "$used" -ge 2 ]
+}
+# steered Q: every stream lands on queue Q (at least 95% of the packets;
+# neighbour discovery and the like may go elsewhere)
+steered() {
+	local q=$1 w=() i total=0
+	for ((i = 0; i < NQ; i++)); do w+=($([ "$i" = "$q" ] && echo 1 || echo 0)); done
+	peer ethtool -X "$B" weight "${w[@]}" || return 1
+	send_flows || return 1
+	for i in "${DELTA[@]}"; do total=$((total + i)); done
+	echo "queue $q got ${DELTA[q]} of $total packets"
+	[ "$total" -gt 0 ] && [ $(( DELTA[q] * 100 )) -ge $(( total * 95 )) ]
+}
+restored() { peer ethtool -X "$B" default && spread; }
+
+ktap_header 8
+d0=$(dmesg_lines)
+ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
+setup() {
+	ena_load && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" &&
+		wait_carrier "$B" 15 ena-peer && ping_ok
+}
+listening() {
+	local i
+	for ((i = 0; i < 50; i++)); do peer ss -ltn | grep -q ":$port " && return 0; sleep 0.1; done
+	echo "no listener"; return 1
+}
+ktap_check "load, pair, ping" setup
+# the listener is started here, not by a test case, and is no child of this
+# shell: ktap_run waits for its children and for its output pipe
+SRV=$(ip netns exec ena-peer socat -u "TCP-LISTEN:$port,reuseaddr,fork" OPEN:/dev/null \
+	</dev/null >/dev/null 2>&1 & echo $!)
+ktap_check "TCP listener in the peer namespace" listening
+NQ=$(rx_counts | wc -l)
+ktap_diag "receiver $B: $NQ queues; table: $(peer ethtool -x "$B" | awk '/^ *[0-9]+:/{for (i = 2; i <= NF; i++) print $i}' | sort -n | uniq -c | awk '{printf "q%s x%s ", $2, $1}')"
+if [ "$NQ" -lt 2 ]; then
+	for t in "default table spreads $flows flows" "one-queue tables steer every flow" "ethtool -X default spreads again"; do
+		ktap_skip "$t" "the receiver has $NQ queue(s)"
+	done
+else
+	ktap_check "default table spreads $flows flows over more than one queue" spread
+	budget_start "$budget"
+	max=$(( NQ < 8 ? NQ : 8 )) ok=1
+	for ((q = 0; q < max; q++)); do
+		budget_more "$q" 2 || break
+		ktap_run steered "$q" || { ok=0; ktap_diag "queue $q: not steered"; }
+	done
+	ktap_diag "steered to $q of $max queues: $(budget_why "$q" "$max")"
+	if [ $ok = 1 ]; then ktap_pass "one-queue tables steer every flow to that queue"
+	else ktap_fail "one-queue tables steer every flow to that queue"; fi
+	ktap_check "ethtool -X default spreads again" restored
+fi
+kill "$SRV" 2>/dev/null; SRV=
+ktap_check "traffic passes" ping_ok
+pair_teardown
+ktap_check "rmmod ena" ena_unload
+ktap_check "kernel log clean (no BUG/WARNING/Oops/leak)" dmesg_clean "$d0"
+ktap_finish
