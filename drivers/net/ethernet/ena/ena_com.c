@@ -345,6 +345,8 @@ void ena_admin_free(struct ena_adapter *a)
 	struct ena_admin_queue *aq = &a->aq;
 
 	clear_bit(ENA_F_ADMIN_READY, &a->flags);
+	/* the device was reset for good: no GET_STATS answer comes late */
+	ena_dev_stats_free(a);
 	dma_free_coherent(dev, ENA_AENQ_DEPTH * ENA_AENQ_ENTRY_SIZE,
 			  a->aenq.ring, a->aenq.dma);
 	dma_free_coherent(dev, ENA_AQ_DEPTH * ENA_ACQ_ENTRY_SIZE, aq->cq,
