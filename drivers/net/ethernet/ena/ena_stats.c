@@ -345,9 +345,13 @@ static int ena_read_customer_metrics(struct ena_adapter *a)
 				     got, want);
 		return -EIO;
 	}
-	for (i = 0; i < ENA_METRICS; i++)
-		if (got & BIT_ULL(i))
-			a->metric_val[i] = le64_to_cpu(READ_ONCE(a->cm_buf[k++]));
+	/* ordered after the completion by ena_admin_exec()'s dma_rmb() */
+	for (i = 0; i < ENA_METRICS; i++) {
+		if (!(got & BIT_ULL(i)))
+			continue;
+		a->metric_val[i] = le64_to_cpu(a->cm_buf[k]);
+		k++;
+	}
 	return 0;
 }
 

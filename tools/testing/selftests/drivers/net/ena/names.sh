@@ -56,17 +56,17 @@ declare -A want=(
 live_name=bw_in_allowance_exceeded live_val=7000007
 
 # model_caps on|off [customer-metrics on|off]: the capabilities, for the
-# next probe, and the values
+# next probe, and the values (one monitor call per device)
 model_caps() {
-	local d n cm=${2:-$1}
+	local d n on=false cm=false args=()
+	[ "$1" = on ] && on=true
+	[ "${2:-$1}" = on ] && cm=true
+	args=(eni-stats $on ena-express $on customer-metrics $cm)
+	for n in "${!knob[@]}"; do
+		args+=("${knob[$n]}" "$([ $on = true ] && echo "${want[$n]}" || echo 0)")
+	done
 	for d in $devs; do
-		model_set "$d" eni-stats "$([ "$1" = on ] && echo true || echo false)" &&
-			model_set "$d" ena-express "$([ "$1" = on ] && echo true || echo false)" &&
-			model_set "$d" customer-metrics "$([ "$cm" = on ] && echo true || echo false)" ||
-			return 1
-		for n in "${!knob[@]}"; do
-			model_set "$d" "${knob[$n]}" "$([ "$1" = on ] && echo "${want[$n]}" || echo 0)" || return 1
-		done
+		qmp qom-set "$d" "${args[@]}" || return 1
 	done
 }
 
