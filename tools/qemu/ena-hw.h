@@ -186,9 +186,45 @@ enum {
 #define ENAHW_PLACE_HOST            1
 #define ENAHW_PLACE_DEV             3
 
-/* GET_STATS command / response */
-#define ENAHW_GSTATS_TYPE           16      /* u8: 0 basic */
+/*
+ * GET_STATS command / response.  The command's control buffer fields sit
+ * where every command has them (ENAHW_SQE_CTRL_*); the in-tree driver fills
+ * them for the customer metrics without setting a control flag.
+ */
+#define ENAHW_GSTATS_TYPE           16      /* u8, ENAHW_GST_* */
 #define ENAHW_GSTATS_SCOPE          17
+#define ENAHW_GSTATS_QUEUE          20      /* u16 */
+#define ENAHW_GSTATS_DEVICE         22      /* u16 */
+#define ENAHW_GSTATS_REQUESTED      24      /* u64 bitmap of metric ids */
+
+enum {
+    ENAHW_GST_BASIC    = 0,
+    ENAHW_GST_EXTENDED = 1,     /* string buffer; not modelled */
+    ENAHW_GST_ENI      = 2,     /* 5 x u64 inline in the CQE */
+    ENAHW_GST_SRD      = 3,     /* u64 flags + 4 x u64 inline */
+    ENAHW_GST_CUSTOMER = 4,     /* CQE: u64 reported bitmap; values in the
+                                 * control buffer, one u64 per reported id
+                                 * in increasing id order */
+};
+
+/* DEVICE_ATTRIBUTES.capabilities bits */
+#define ENAHW_CAP_ENI_STATS         0
+#define ENAHW_CAP_ENA_SRD_INFO      1
+#define ENAHW_CAP_CUSTOMER_METRICS  2
+
+/* customer metric ids (bits of the requested/reported bitmaps) */
+enum {
+    ENAHW_CM_BW_IN_EXCEEDED = 0,
+    ENAHW_CM_BW_OUT_EXCEEDED,
+    ENAHW_CM_PPS_EXCEEDED,
+    ENAHW_CM_CONNTRACK_EXCEEDED,
+    ENAHW_CM_LINKLOCAL_EXCEEDED,
+    ENAHW_CM_CONNTRACK_AVAILABLE,
+    ENAHW_CM_COUNT,
+};
+#define ENAHW_CM_ALL                ((1u << ENAHW_CM_COUNT) - 1)
+#define ENAHW_ENI_STATS             5   /* the first five ids, as u64s */
+#define ENAHW_SRD_WORDS             5   /* flags + 4 counters */
 
 /* AENQ entry (64 bytes) */
 #define ENAHW_AENQ_ENTRY_SIZE       64

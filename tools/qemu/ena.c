@@ -147,6 +147,13 @@ struct EnaState {
     uint32_t fault_io_irq_drop;   /* IO interrupts lost (vector stays masked) */
     uint32_t hint_missing_tx_ms;  /* HW_HINTS missing_tx_cmpl_timeout */
     uint32_t hint_missed_tx;      /* HW_HINTS missed_tx_cmpl_threshold */
+    /* DEVICE_ATTRIBUTES capabilities and what GET_STATS 2..4 answer */
+    bool cap_eni_stats;
+    bool cap_ena_srd;
+    bool cap_customer_metrics;
+    uint32_t cm_mask;             /* customer metric ids the device reports */
+    uint64_t eni_val[ENAHW_CM_COUNT];   /* by customer metric id */
+    uint64_t srd_val[ENAHW_SRD_WORDS];  /* flags, tx, eligible tx, rx, util */
 
     /* register file */
     uint64_t aq_base;
@@ -641,6 +648,13 @@ static uint32_t ena_supported_features(EnaState *s)
     return f;
 }
 
+static uint32_t ena_capabilities(EnaState *s)
+{
+    return (s->cap_eni_stats ? BIT(ENAHW_CAP_ENI_STATS) : 0) |
+           (s->cap_ena_srd ? BIT(ENAHW_CAP_ENA_SRD_INFO) : 0) |
+           (s->cap_customer_metrics ? BIT(ENAHW_CAP_CUSTOMER_METRICS) : 0);
+}
+
 static uint32_t ena_llq_max_depth(EnaState *s)
 {
     uint32_t d = MIN(s->llq_slot_depth, s->max_depth);
@@ -689,7 +703,7 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         stl_le_p(r + 0, 1);                     /* impl_id */
         stl_le_p(r + 4, 1);                     /* device_version */
         stl_le_p(r + 8, ena_supported_features(s));
-        stl_le_p(r + 12, 0);                    /* capabilities */
+        stl_le_p(r + 12, ena_capabilities(s));
         stl_le_p(r + 16, 48);                   /* phys_addr_width */
         stl_le_p(r + 20, 48);                   /* virt_addr_width */
         memcpy(r + 24, s->conf.macaddr.a, 6);
@@ -1136,20 +1150,94 @@ static uint8_t ena_destroy_cq(EnaState *s, const uint8_t *sqe)
     return ENAHW_ST_OK;
 }
 
+/*
+ * GET_STATS type 4: the CQE says which of the requested metrics the device
+ * reports; their values go to the control buffer, one u64 each in
+ * increasing id order.  A command without a control buffer (address and
+ * length 0) only asks which metrics are there: the in-tree driver's probe.
+ */
+static uint8_t ena_get_customer_metrics(EnaState *s, const uint8_t *sqe,
+                                        uint8_t *r)
+{
+    uint64_t req = ldq_le_p(sqe + ENAHW_GSTATS_REQUESTED);
+    uint32_t len = ldl_le_p(sqe + ENAHW_SQE_CTRL_LEN);
+    uint64_t addr = ena_addr48(ldl_le_p(sqe + ENAHW_SQE_CTRL_ADDR_LO),
+                               lduw_le_p(sqe + ENAHW_SQE_CTRL_ADDR_HI));
+    uint64_t rep = req & (s->cm_mask & ENAHW_CM_ALL);
+    uint8_t vals[ENAHW_CM_COUNT * 8];
+    uint32_t n = 0, i;
+
+    for (i = 0; i < ENAHW_CM_COUNT; i++) {
+        if (rep & BIT_ULL(i)) {
+            stq_le_p(vals + 8 * n++, s->eni_val[i]);
+        }
+    }
+    trace_ena_get_stats(ENAHW_GST_CUSTOMER, req, rep, len);
+    if (!addr && !len) {
+        stq_le_p(r, rep);
+        return ENAHW_ST_OK;
+    }
+    if (!addr || len < n * 8) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "ena: GET_STATS customer metrics: buffer 0x%" PRIx64
+                      " len %u for %u metrics\n", addr, len, n);
+        return ENAHW_ST_MALFORMED;
+    }
+    if (n && pci_dma_write(PCI_DEVICE(s), addr, vals, n * 8) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "ena: GET_STATS customer metrics: DMA to 0x%" PRIx64
+                      " failed\n", addr);
+        return ENAHW_ST_ILLEGAL;
+    }
+    stq_le_p(r, rep);
+    return ENAHW_ST_OK;
+}
+
 static uint8_t ena_get_stats(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
 {
     uint8_t *r = cqe + ENAHW_CQE_BODY;
+    uint8_t type = sqe[ENAHW_GSTATS_TYPE];
+    uint32_t i;
 
-    if (sqe[ENAHW_GSTATS_TYPE] != 0) {
-        return ENAHW_ST_UNSUPPORTED;
+    switch (type) {
+    case ENAHW_GST_BASIC:
+        trace_ena_get_stats(type, 0, 0, 0);
+        stq_le_p(r + 0, s->st.tx_bytes);
+        stq_le_p(r + 8, s->st.tx_packets);
+        stq_le_p(r + 16, s->st.rx_bytes);
+        stq_le_p(r + 24, s->st.rx_packets);
+        stq_le_p(r + 32, s->st.rx_dropped);
+        stq_le_p(r + 40, 0);
+        return ENAHW_ST_OK;
+    case ENAHW_GST_ENI:
+        if (!s->cap_eni_stats) {
+            break;
+        }
+        trace_ena_get_stats(type, 0, 0, 0);
+        for (i = 0; i < ENAHW_ENI_STATS; i++) {
+            stq_le_p(r + 8 * i, s->eni_val[i]);
+        }
+        return ENAHW_ST_OK;
+    case ENAHW_GST_SRD:
+        if (!s->cap_ena_srd) {
+            break;
+        }
+        trace_ena_get_stats(type, 0, 0, 0);
+        for (i = 0; i < ENAHW_SRD_WORDS; i++) {
+            stq_le_p(r + 8 * i, s->srd_val[i]);
+        }
+        return ENAHW_ST_OK;
+    case ENAHW_GST_CUSTOMER:
+        if (!s->cap_customer_metrics) {
+            break;
+        }
+        return ena_get_customer_metrics(s, sqe, r);
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: GET_STATS bad type %u\n", type);
+        return ENAHW_ST_ILLEGAL;
     }
-    stq_le_p(r + 0, s->st.tx_bytes);
-    stq_le_p(r + 8, s->st.tx_packets);
-    stq_le_p(r + 16, s->st.rx_bytes);
-    stq_le_p(r + 24, s->st.rx_packets);
-    stq_le_p(r + 32, s->st.rx_dropped);
-    stq_le_p(r + 40, 0);
-    return ENAHW_ST_OK;
+    /* extended, or a kind of statistics not advertised */
+    return ENAHW_ST_UNSUPPORTED;
 }
 
 /*
@@ -2513,6 +2601,67 @@ static void ena_add_u32(Object *obj, const char *name, uint32_t *p,
                         set ? set : ena_set_u32, NULL, p);
 }
 
+static void ena_get_u64(Object *obj, Visitor *v, const char *name,
+                        void *opaque, Error **errp)
+{
+    visit_type_uint64(v, name, opaque, errp);
+}
+
+static void ena_set_u64(Object *obj, Visitor *v, const char *name,
+                        void *opaque, Error **errp)
+{
+    uint64_t val;
+
+    if (visit_type_uint64(v, name, &val, errp)) {
+        *(uint64_t *)opaque = val;
+    }
+}
+
+static void ena_get_flag(Object *obj, Visitor *v, const char *name,
+                         void *opaque, Error **errp)
+{
+    visit_type_bool(v, name, opaque, errp);
+}
+
+static void ena_set_flag(Object *obj, Visitor *v, const char *name,
+                         void *opaque, Error **errp)
+{
+    bool val;
+
+    if (visit_type_bool(v, name, &val, errp)) {
+        *(bool *)opaque = val;
+    }
+}
+
+static void ena_set_cm_mask(Object *obj, Visitor *v, const char *name,
+                            void *opaque, Error **errp)
+{
+    uint32_t val;
+
+    if (!visit_type_uint32(v, name, &val, errp)) {
+        return;
+    }
+    if (val & ~ENAHW_CM_ALL) {
+        error_setg(errp, "%s: metric ids 0..%u only (mask 0x%x)", name,
+                   ENAHW_CM_COUNT - 1, ENAHW_CM_ALL);
+        return;
+    }
+    *(uint32_t *)opaque = val;
+}
+
+/* a run-time value the device reports (an ENI or ENA Express statistic) */
+static void ena_add_value(Object *obj, const char *name, uint64_t *p)
+{
+    object_property_add(obj, name, "uint64", ena_get_u64, ena_set_u64, NULL,
+                        p);
+}
+
+static void ena_add_flag(Object *obj, const char *name, bool *p)
+{
+    object_property_add(obj, name, "bool", ena_get_flag, ena_set_flag, NULL,
+                        p);
+}
+
 static void ena_add_stat(Object *obj, const char *name, uint64_t *p)
 {
     object_property_add(obj, name, "uint64", ena_get_stat, NULL, NULL, p);
@@ -2562,6 +2711,29 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "fault-io-irq-drop", &s->fault_io_irq_drop, NULL);
     ena_add_u32(obj, "hint-missing-tx-ms", &s->hint_missing_tx_ms, NULL);
     ena_add_u32(obj, "hint-missed-tx", &s->hint_missed_tx, NULL);
+
+    s->cm_mask = ENAHW_CM_ALL;
+    ena_add_flag(obj, "eni-stats", &s->cap_eni_stats);
+    ena_add_flag(obj, "ena-express", &s->cap_ena_srd);
+    ena_add_flag(obj, "customer-metrics", &s->cap_customer_metrics);
+    ena_add_u32(obj, "customer-metrics-mask", &s->cm_mask, ena_set_cm_mask);
+    ena_add_value(obj, "eni-bw-in-exceeded",
+                  &s->eni_val[ENAHW_CM_BW_IN_EXCEEDED]);
+    ena_add_value(obj, "eni-bw-out-exceeded",
+                  &s->eni_val[ENAHW_CM_BW_OUT_EXCEEDED]);
+    ena_add_value(obj, "eni-pps-exceeded",
+                  &s->eni_val[ENAHW_CM_PPS_EXCEEDED]);
+    ena_add_value(obj, "eni-conntrack-exceeded",
+                  &s->eni_val[ENAHW_CM_CONNTRACK_EXCEEDED]);
+    ena_add_value(obj, "eni-linklocal-exceeded",
+                  &s->eni_val[ENAHW_CM_LINKLOCAL_EXCEEDED]);
+    ena_add_value(obj, "eni-conntrack-available",
+                  &s->eni_val[ENAHW_CM_CONNTRACK_AVAILABLE]);
+    ena_add_value(obj, "srd-mode", &s->srd_val[0]);
+    ena_add_value(obj, "srd-tx-pkts", &s->srd_val[1]);
+    ena_add_value(obj, "srd-eligible-tx-pkts", &s->srd_val[2]);
+    ena_add_value(obj, "srd-rx-pkts", &s->srd_val[3]);
+    ena_add_value(obj, "srd-resource-utilization", &s->srd_val[4]);
 
     ena_add_stat(obj, "stat-admin-cmds", &s->st.admin_cmds);
     object_property_add_str(obj, "stat-admin-by-opcode", ena_get_by_opcode,

@@ -376,6 +376,19 @@ struct ena_adapter {
 	u64 interface_up;	/* successful opens */
 	u64 interface_down;	/* closes */
 
+	/*
+	 * Device statistics of ethtool -S (GET_STATS ENI, SRD, customer
+	 * metrics): which ones follow capabilities and cm_supported, both set
+	 * by ena_device_init(); the values are the last the device gave.  All
+	 * under RTNL.
+	 */
+	u64 cm_supported;		/* customer metric ids the device reports */
+	__le64 *cm_buf;			/* their values, written by the device */
+	dma_addr_t cm_buf_dma;
+	u64 metric_val[ENA_METRICS];	/* ENI statistics / customer metrics */
+	u64 srd_val[ENA_SRD_WORDS];
+	u64 dev_stats_failed;		/* reads failed, refused or rejected */
+
 	struct dentry *debugfs;
 	u32 inject_rx_alloc_fail;	/* debugfs: RX allocations to fail */
 	u64 probe_us;
@@ -474,6 +487,9 @@ void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
 typedef void (*ena_stat_emit_t)(void *ctx, const char *name, u64 val);
 void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx);
 u32 ena_stats_count(struct ena_adapter *a);
+void ena_dev_stats_init(struct ena_adapter *a);
+void ena_dev_stats_refresh(struct ena_adapter *a);
+void ena_dev_stats_free(struct ena_adapter *a);
 
 /* ena_ethtool.c */
 void ena_ethtool_set_ops(struct net_device *netdev);

@@ -9,6 +9,7 @@
 
 #include <linux/bits.h>
 #include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
 #define ENA_AQ_ENTRY_SIZE	64
@@ -35,6 +36,39 @@ enum ena_aq_status {
 	ENA_AQ_UNKNOWN		= 6,
 	ENA_AQ_BUSY		= 7,
 };
+
+/* DEVICE_ATTRIBUTES capabilities: bit numbers */
+enum ena_capability {
+	ENA_CAP_ENI_STATS		= 0,	/* GET_STATS type ENI */
+	ENA_CAP_SRD_INFO		= 1,	/* GET_STATS type SRD (ENA Express) */
+	ENA_CAP_CUSTOMER_METRICS	= 2,	/* GET_STATS type CUSTOMER */
+};
+
+enum ena_stats_type {
+	ENA_STATS_BASIC		= 0,
+	ENA_STATS_EXTENDED	= 1,
+	ENA_STATS_ENI		= 2,
+	ENA_STATS_SRD		= 3,
+	ENA_STATS_CUSTOMER	= 4,
+};
+
+/*
+ * Customer metric ids: bits of the requested and reported bitmaps.  The
+ * first ENA_ENI_STATS are also, in this order, the ENI statistics.
+ */
+enum ena_metric {
+	ENA_METRIC_BW_IN_EXCEEDED	= 0,
+	ENA_METRIC_BW_OUT_EXCEEDED	= 1,
+	ENA_METRIC_PPS_EXCEEDED		= 2,
+	ENA_METRIC_CONNTRACK_EXCEEDED	= 3,
+	ENA_METRIC_LINKLOCAL_EXCEEDED	= 4,
+	ENA_METRIC_CONNTRACK_AVAILABLE	= 5,
+	ENA_METRICS			= 6,
+};
+
+#define ENA_METRICS_ALL		GENMASK_ULL(ENA_METRICS - 1, 0)
+#define ENA_ENI_STATS		5
+#define ENA_SRD_WORDS		5	/* mode flags, then four counters */
 
 enum ena_feature {
 	ENA_FEAT_DEV_ATTR	= 1,
@@ -299,6 +333,22 @@ struct ena_cmd_destroy_cq {
 	__le16 rsvd;
 };
 
+/*
+ * GET_STATS.  The customer metrics land in the control buffer, one
+ * little-endian u64 per reported id in increasing id order; the other
+ * types answer inline in the completion.
+ */
+struct ena_cmd_get_stats {
+	struct ena_aq_ctrl_buf ctrl;
+	u8 type;
+	u8 scope;
+	__le16 rsvd;
+	__le16 queue_idx;
+	__le16 device_id;
+	__le32 requested_lo;	/* customer metric ids asked for */
+	__le32 requested_hi;
+};
+
 struct ena_cmd_feature {
 	struct ena_aq_ctrl_buf ctrl;
 	struct ena_feat_hdr feat;
@@ -323,6 +373,7 @@ struct ena_aq_cmd {
 		struct ena_cmd_destroy_sq destroy_sq;
 		struct ena_cmd_destroy_cq destroy_cq;
 		struct ena_cmd_feature feature;
+		struct ena_cmd_get_stats get_stats;
 	};
 };
 
@@ -354,6 +405,17 @@ struct ena_resp_create_cq {
 	__le32 unmask_offset;
 };
 
+struct ena_resp_get_stats {
+	union {
+		__le32 eni[2 * ENA_ENI_STATS];		/* u64s, lo first */
+		__le32 srd[2 * ENA_SRD_WORDS];
+		struct {
+			__le32 reported_lo;
+			__le32 reported_hi;
+		};
+	};
+};
+
 struct ena_acq_resp {
 	struct ena_acq_hdr hdr;
 	union {
@@ -372,6 +434,7 @@ struct ena_acq_resp {
 		struct ena_feat_intr_moder intr_moder;
 		struct ena_feat_hw_hints hw_hints;
 		struct ena_feat_link link;
+		struct ena_resp_get_stats stats;
 	};
 };
 
@@ -495,6 +558,9 @@ static_assert(sizeof(struct ena_aq_cmd) == ENA_AQ_ENTRY_SIZE);
 static_assert(sizeof(struct ena_acq_resp) == ENA_ACQ_ENTRY_SIZE);
 static_assert(sizeof(struct ena_aenq_entry) == ENA_AENQ_ENTRY_SIZE);
 static_assert(sizeof(struct ena_cmd_feature) == 60);
+static_assert(offsetof(struct ena_aq_cmd, get_stats.type) == 16);
+static_assert(offsetof(struct ena_aq_cmd, get_stats.requested_lo) == 24);
+static_assert(offsetof(struct ena_acq_resp, stats.srd[2 * ENA_SRD_WORDS - 1]) == 44);
 static_assert(sizeof(struct ena_feat_llq) == 36);
 static_assert(sizeof(struct ena_feat_max_queues_ext) == 44);
 static_assert(sizeof(struct ena_hash_input_buf) == 256);

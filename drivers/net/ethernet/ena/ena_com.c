@@ -323,6 +323,8 @@ void ena_admin_free(struct ena_adapter *a)
 	struct ena_admin_queue *aq = &a->aq;
 
 	clear_bit(ENA_F_ADMIN_READY, &a->flags);
+	/* the device was reset for good: no GET_STATS answer comes late */
+	ena_dev_stats_free(a);
 	dma_free_coherent(dev, ENA_AQ_DEPTH * ENA_ACQ_ENTRY_SIZE, aq->cq,
 			  aq->cq_dma);
 	dma_free_coherent(dev, ENA_AQ_DEPTH * ENA_AQ_ENTRY_SIZE, aq->sq,

@@ -327,6 +327,9 @@ int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason)
 	else
 		memset(&a->llq, 0, sizeof(a->llq));
 
+	/* which device statistics ethtool -S lists (not fatal) */
+	ena_dev_stats_init(a);
+
 	rc = ena_aenq_configure(a);
 	if (rc)
 		goto err;

@@ -154,7 +154,11 @@ static void ena_emit_value(void *ctx, const char *name, u64 val)
 static void ena_get_ethtool_stats(struct net_device *nd,
 				  struct ethtool_stats *stats, u64 *data)
 {
-	ena_stats_walk(netdev_priv(nd), ena_emit_value, &data);
+	struct ena_adapter *a = netdev_priv(nd);
+
+	/* the names, and so their count, do not change: RTNL is held */
+	ena_dev_stats_refresh(a);
+	ena_stats_walk(a, ena_emit_value, &data);
 }
 
 static int ena_get_rxnfc(struct net_device *nd, struct ethtool_rxnfc *info,

@@ -3,6 +3,8 @@
  * The counter catalogue: one walk over every counter, used for the
  * ethtool -S strings and values and for debugfs, so names never drift.
  */
+#include <linux/bitops.h>
+#include <linux/dma-mapping.h>
 #include <linux/ethtool.h>
 
 #include "ena.h"
@@ -218,6 +220,234 @@ static void ena_emit_pp_stats(struct ena_adapter *a, ena_stat_emit_t emit,
 }
 #endif
 
+/* ---- device statistics: ENI allowances, customer metrics, ENA Express ---- */
+
+/* by customer metric id; the first ENA_ENI_STATS name the ENI statistics */
+static const char * const ena_metric_names[ENA_METRICS] = {
+	[ENA_METRIC_BW_IN_EXCEEDED] = "bw_in_allowance_exceeded",
+	[ENA_METRIC_BW_OUT_EXCEEDED] = "bw_out_allowance_exceeded",
+	[ENA_METRIC_PPS_EXCEEDED] = "pps_allowance_exceeded",
+	[ENA_METRIC_CONNTRACK_EXCEEDED] = "conntrack_allowance_exceeded",
+	[ENA_METRIC_LINKLOCAL_EXCEEDED] = "linklocal_allowance_exceeded",
+	[ENA_METRIC_CONNTRACK_AVAILABLE] = "conntrack_allowance_available",
+};
+
+/* GET_STATS SRD words, in the device's order */
+static const char * const ena_srd_names[ENA_SRD_WORDS] = {
+	"ena_srd_mode",
+	"ena_srd_tx_pkts",
+	"ena_srd_eligible_tx_pkts",
+	"ena_srd_rx_pkts",
+	"ena_srd_resource_utilization",
+};
+
+/* room for one value per metric id this driver asks for */
+#define ENA_CM_BUF_LEN	(ENA_METRICS * sizeof(__le64))
+
+static bool ena_has_cap(const struct ena_adapter *a, enum ena_capability c)
+{
+	return a->capabilities & BIT(c);
+}
+
+static u64 ena_u64_of(__le32 lo, __le32 hi)
+{
+	return ((u64)le32_to_cpu(hi) << 32) | le32_to_cpu(lo);
+}
+
+/*
+ * A GET_STATS command.  No control flag is set, also when a buffer is
+ * given: the in-tree driver sends none, and devices answer it so.
+ */
+static void ena_stats_cmd(struct ena_aq_cmd *cmd, enum ena_stats_type type,
+			  u64 requested)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.opcode = ENA_OP_GET_STATS;
+	cmd->get_stats.type = type;
+	cmd->get_stats.requested_lo = cpu_to_le32(lower_32_bits(requested));
+	cmd->get_stats.requested_hi = cpu_to_le32(upper_32_bits(requested));
+}
+
+/**
+ * ena_dev_stats_init() - learn which device statistics ethtool -S lists
+ * @a: adapter, with the capabilities of DEVICE_ATTRIBUTES just read
+ *
+ * Called by ena_device_init() (probe and every reset), under RTNL once
+ * the netdev is registered.  With customer metrics, asks which ones the
+ * device reports (GET_STATS with no buffer, where the in-tree driver asks
+ * too) and allocates the buffer their values come back in; the buffer
+ * stays until ena_dev_stats_free(), after the last device reset, so a
+ * command the device answers late never writes to freed memory.  Not
+ * fatal: on failure no customer metric is listed.
+ */
+void ena_dev_stats_init(struct ena_adapter *a)
+{
+	struct ena_acq_resp r;
+	struct ena_aq_cmd cmd;
+	int rc;
+
+	a->cm_supported = 0;
+	if (!ena_has_cap(a, ENA_CAP_CUSTOMER_METRICS))
+		return;
+	if (!a->cm_buf) {
+		a->cm_buf = dma_alloc_coherent(&a->pdev->dev, ENA_CM_BUF_LEN,
+					       &a->cm_buf_dma, GFP_KERNEL);
+		if (!a->cm_buf) {
+			dev_warn(&a->pdev->dev,
+				 "no memory for the customer metrics\n");
+			return;
+		}
+	}
+	ena_stats_cmd(&cmd, ENA_STATS_CUSTOMER, ENA_METRICS_ALL);
+	rc = ena_admin_exec(a, &cmd, &r);
+	if (rc) {
+		dev_warn(&a->pdev->dev,
+			 "customer metrics not listed: GET_STATS failed: %d\n",
+			 rc);
+		return;
+	}
+	/* ids beyond what was asked (and named here) are not listed */
+	a->cm_supported = ena_u64_of(r.stats.reported_lo,
+				     r.stats.reported_hi) & ENA_METRICS_ALL;
+}
+
+void ena_dev_stats_free(struct ena_adapter *a)
+{
+	if (a->cm_buf)
+		dma_free_coherent(&a->pdev->dev, ENA_CM_BUF_LEN, a->cm_buf,
+				  a->cm_buf_dma);
+	a->cm_buf = NULL;
+}
+
+static int ena_read_customer_metrics(struct ena_adapter *a)
+{
+	u64 want = a->cm_supported, got;
+	struct ena_acq_resp r;
+	struct ena_aq_cmd cmd;
+	u32 i, k = 0;
+	int rc;
+
+	ena_stats_cmd(&cmd, ENA_STATS_CUSTOMER, want);
+	cmd.get_stats.ctrl.len = cpu_to_le32(ENA_CM_BUF_LEN);
+	ena_set_dma_addr(&cmd.get_stats.ctrl.addr, a->cm_buf_dma);
+	rc = ena_admin_exec(a, &cmd, &r);
+	if (rc)
+		return rc;
+	/*
+	 * The values are packed in id order of the reported bitmap; one it
+	 * was not asked for would shift them, and more than asked for would
+	 * overrun the buffer.
+	 */
+	got = ena_u64_of(r.stats.reported_lo, r.stats.reported_hi);
+	if (got & ~want) {
+		dev_warn_ratelimited(&a->pdev->dev,
+				     "customer metrics: reported 0x%llx, asked 0x%llx\n",
+				     got, want);
+		return -EIO;
+	}
+	/* ordered after the completion by ena_admin_exec()'s dma_rmb() */
+	for (i = 0; i < ENA_METRICS; i++) {
+		if (!(got & BIT_ULL(i)))
+			continue;
+		a->metric_val[i] = le64_to_cpu(a->cm_buf[k]);
+		k++;
+	}
+	return 0;
+}
+
+static int ena_read_eni(struct ena_adapter *a)
+{
+	struct ena_acq_resp r;
+	struct ena_aq_cmd cmd;
+	u32 i;
+	int rc;
+
+	ena_stats_cmd(&cmd, ENA_STATS_ENI, 0);
+	rc = ena_admin_exec(a, &cmd, &r);
+	if (rc)
+		return rc;
+	for (i = 0; i < ENA_ENI_STATS; i++)
+		a->metric_val[i] = ena_u64_of(r.stats.eni[2 * i],
+					      r.stats.eni[2 * i + 1]);
+	return 0;
+}
+
+static int ena_read_srd(struct ena_adapter *a)
+{
+	struct ena_acq_resp r;
+	struct ena_aq_cmd cmd;
+	u32 i;
+	int rc;
+
+	ena_stats_cmd(&cmd, ENA_STATS_SRD, 0);
+	rc = ena_admin_exec(a, &cmd, &r);
+	if (rc)
+		return rc;
+	for (i = 0; i < ENA_SRD_WORDS; i++)
+		a->srd_val[i] = ena_u64_of(r.stats.srd[2 * i],
+					   r.stats.srd[2 * i + 1]);
+	return 0;
+}
+
+/**
+ * ena_dev_stats_refresh() - read the device statistics ethtool -S lists
+ * @a: adapter
+ *
+ * Called under RTNL before the values are walked, as the in-tree driver
+ * reads them on every ethtool -S: customer metrics if the device has
+ * them, else the ENI statistics, and the ENA Express ones.  While the
+ * admin queue is down, dead or a reset is pending, nothing is sent and
+ * the last values stay; a failed read keeps them too.  Each command is
+ * bounded by the device's admin timeout, and one that times out marks
+ * the queue dead, so the next is refused at once.
+ */
+void ena_dev_stats_refresh(struct ena_adapter *a)
+{
+	int rc = 0;
+
+	ASSERT_RTNL();
+	if (!(a->capabilities & (BIT(ENA_CAP_ENI_STATS) |
+				 BIT(ENA_CAP_SRD_INFO) |
+				 BIT(ENA_CAP_CUSTOMER_METRICS))))
+		return;
+	if (!test_bit(ENA_F_ADMIN_READY, &a->flags) ||
+	    test_bit(ENA_F_DEV_DEAD, &a->flags) ||
+	    test_bit(ENA_F_RESET_PENDING, &a->flags)) {
+		a->dev_stats_failed++;
+		return;
+	}
+	if (ena_has_cap(a, ENA_CAP_CUSTOMER_METRICS)) {
+		if (a->cm_supported && a->cm_buf)
+			rc = ena_read_customer_metrics(a);
+	} else if (ena_has_cap(a, ENA_CAP_ENI_STATS)) {
+		rc = ena_read_eni(a);
+	}
+	if (rc)
+		a->dev_stats_failed++;
+	if (ena_has_cap(a, ENA_CAP_SRD_INFO) && ena_read_srd(a))
+		a->dev_stats_failed++;
+}
+
+/* the in-tree driver's device statistics, where it lists them */
+static void ena_emit_dev_stats(struct ena_adapter *a, ena_stat_emit_t emit,
+			       void *ctx)
+{
+	u32 i;
+
+	if (ena_has_cap(a, ENA_CAP_CUSTOMER_METRICS)) {
+		for (i = 0; i < ENA_METRICS; i++)
+			if (a->cm_supported & BIT_ULL(i))
+				emit(ctx, ena_metric_names[i],
+				     a->metric_val[i]);
+	} else if (ena_has_cap(a, ENA_CAP_ENI_STATS)) {
+		for (i = 0; i < ENA_ENI_STATS; i++)
+			emit(ctx, ena_metric_names[i], a->metric_val[i]);
+	}
+	if (ena_has_cap(a, ENA_CAP_SRD_INFO))
+		for (i = 0; i < ENA_SRD_WORDS; i++)
+			emit(ctx, ena_srd_names[i], a->srd_val[i]);
+}
+
 /**
  * ena_stats_walk() - report every counter, in a fixed order
  * @a: adapter
@@ -225,7 +455,8 @@ static void ena_emit_pp_stats(struct ena_adapter *a, ena_stat_emit_t emit,
  * @ctx: passed to @emit
  *
  * First the in-tree driver's names, in its order and with its meaning
- * (global, then each configured queue, then the admin queue), so that
+ * (global, the device statistics the device has, each configured queue,
+ * the admin queue), so that
  * scripts and monitoring agents written for it read the same counters;
  * then this driver's own: admin waits, memory, page_pool, and each queue
  * index below max_queues.  Callers hold RTNL (queue count and pools stay).
@@ -245,6 +476,7 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	/* an admin queue that stops answering resets the device here */
 	emit(ctx, "admin_q_pause", 0);
 	emit(ctx, "reset_fail", READ_ONCE(a->resets_failed));
+	ena_emit_dev_stats(a, emit, ctx);
 	for (q = 0; q < a->num_queues; q++) {
 		ena_qsnap(&a->qstats[q], &s);
 		ena_emit_qstats(ena_intree_tx, ARRAY_SIZE(ena_intree_tx), &s, q,
@@ -277,6 +509,7 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	emit(ctx, "dev_rx_drops", READ_ONCE(a->dev_rx_drops));
 	emit(ctx, "dev_tx_drops", READ_ONCE(a->dev_tx_drops));
 	emit(ctx, "dev_rx_overruns", READ_ONCE(a->dev_rx_overruns));
+	emit(ctx, "dev_stats_failed", a->dev_stats_failed);
 
 	for (q = 0; q < a->max_queues; q++) {
 		ena_qsnap(&a->qstats[q], &s);
