@@ -292,11 +292,8 @@ void ena_dev_stats_init(struct ena_adapter *a)
 	if (!a->cm_buf) {
 		a->cm_buf = dma_alloc_coherent(&a->pdev->dev, ENA_CM_BUF_LEN,
 					       &a->cm_buf_dma, GFP_KERNEL);
-		if (!a->cm_buf) {
-			dev_warn(&a->pdev->dev,
-				 "no memory for the customer metrics\n");
-			return;
-		}
+		if (!a->cm_buf)
+			return;		/* the allocator has said why */
 	}
 	ena_stats_cmd(&cmd, ENA_STATS_CUSTOMER, ENA_METRICS_ALL);
 	rc = ena_admin_exec(a, &cmd, &r);
