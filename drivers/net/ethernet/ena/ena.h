@@ -465,6 +465,7 @@ void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
 typedef void (*ena_stat_emit_t)(void *ctx, const char *name, u64 val);
 void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx);
 u32 ena_stats_count(struct ena_adapter *a);
+void ena_stat_ops_set(struct net_device *nd);
 
 /* ena_ethtool.c */
 void ena_ethtool_set_ops(struct net_device *netdev);
