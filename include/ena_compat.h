@@ -10,10 +10,26 @@
  *   ENA_HAVE_RXFH_PARAM;
  * - netdev_queue_mgmt_ops (6.10): ENA_HAVE_QUEUE_MGMT_OPS;
  * - page_pool_alloc_frag() needs PP_FLAG_PAGE_FRAG before 6.6, which
- *   dropped the flag (every pool can split pages): ENA_PP_FLAG_FRAG.
+ *   dropped the flag (every pool can split pages): ENA_PP_FLAG_FRAG;
+ * - the lockless TX stop/wake macros of <net/netdev_queues.h>:
+ *   netif_txq_maybe_stop() (6.3, in Debian's 6.1 by backport; required):
+ *   ENA_HAVE_TXQ_MAYBE_STOP; netif_txq_completed_wake(), which also
+ *   reports the completions to BQL (6.5; Debian's 6.1 has the older
+ *   netif_txq_maybe_wake()): ENA_HAVE_TXQ_COMPLETED_WAKE;
+ * - per-queue statistics over netlink, struct netdev_stat_ops (6.9):
+ *   ENA_HAVE_STAT_OPS (without it the driver registers none);
+ * - the queue-to-NAPI and NAPI-to-IRQ links the netdev netlink family
+ *   reports, netif_queue_set_napi() (6.8): ENA_HAVE_QUEUE_NAPI, and
+ *   netif_napi_set_irq() (6.8): ENA_HAVE_NAPI_SET_IRQ; no-ops without;
+ * - page_pool_params .napi (lockless recycling by the consuming NAPI)
+ *   and .netdev (netlink page-pool introspection), used together with
+ *   page_pool_disable_direct_recycling() (6.9) to unbind a pool whose
+ *   NAPI runs on: ENA_HAVE_PP_NAPI.
  */
 #ifndef _ENA_COMPAT_H_
 #define _ENA_COMPAT_H_
+
+#include <linux/netdevice.h>
 
 #ifdef ENA_HAVE_PP_HELPERS_H
 #include <net/page_pool/helpers.h>
@@ -21,10 +37,94 @@
 #include <net/page_pool.h>
 #endif
 
+#ifdef ENA_HAVE_TXQ_MAYBE_STOP
+#include <net/netdev_queues.h>
+#endif
+
 #ifdef PP_FLAG_PAGE_FRAG
 #define ENA_PP_FLAG_FRAG	PP_FLAG_PAGE_FRAG
 #else
 #define ENA_PP_FLAG_FRAG	0
 #endif
+
+#ifndef ENA_HAVE_TXQ_MAYBE_STOP
+#error "ena needs netif_txq_maybe_stop() in <net/netdev_queues.h> (6.3)"
+#endif
+
+#ifndef ENA_HAVE_TXQ_COMPLETED_WAKE
+/* BQL learns of the completions, then a full barrier (BQL may have none) */
+static inline void ena_txq_completed(struct netdev_queue *txq,
+				     unsigned int pkts, unsigned int bytes)
+{
+	netdev_tx_completed_queue(txq, pkts, bytes);
+	/*
+	 * The slots the caller freed before the stopped test that follows:
+	 * pairs with the barrier after the stop in netif_txq_try_stop().
+	 */
+	smp_mb();
+}
+
+/*
+ * As in later kernels: report @pkts/@bytes to BQL, then wake @txq if it
+ * is stopped, @start_thrs slots are free and @down_cond is false.
+ * Return: 0 woken, 1 not stopped (or @down_cond), -1 too few slots or
+ * nothing completed.  (6.1's netif_txq_maybe_wake() reports nothing to
+ * BQL and tests the slots before its barrier.)
+ */
+#define __netif_txq_completed_wake(txq, pkts, bytes, get_desc,	\
+				   start_thrs, down_cond)		\
+	({								\
+		struct netdev_queue *__ena_q = (txq);			\
+		unsigned int __ena_n = (pkts);				\
+		int __ena_r = -1;					\
+									\
+		ena_txq_completed(__ena_q, __ena_n, bytes);		\
+		if (__ena_n && likely((get_desc) >= (start_thrs))) {	\
+			__ena_r = 1;					\
+			if (unlikely(netif_tx_queue_stopped(__ena_q)) &&	\
+			    !(down_cond)) {				\
+				netif_tx_wake_queue(__ena_q);		\
+				__ena_r = 0;				\
+			}						\
+		}							\
+		__ena_r;						\
+	})
+#define netif_txq_completed_wake(txq, pkts, bytes, get_desc, start_thrs) \
+	__netif_txq_completed_wake(txq, pkts, bytes, get_desc, start_thrs, \
+				   false)
+#endif
+
+#ifndef ENA_HAVE_QUEUE_NAPI
+/* no queue-to-NAPI links to report before 6.8 */
+#define NETDEV_QUEUE_TYPE_RX	0
+#define NETDEV_QUEUE_TYPE_TX	1
+static inline void netif_queue_set_napi(struct net_device *dev,
+					unsigned int queue_index, int type,
+					struct napi_struct *napi)
+{
+}
+#endif
+
+#ifndef ENA_HAVE_NAPI_SET_IRQ
+static inline void netif_napi_set_irq(struct napi_struct *napi, int irq)
+{
+}
+#endif
+
+/**
+ * ena_pp_unbind_napi() - end a page pool's lockless recycling by its NAPI
+ * @pool: a pool created with .napi set, or NULL
+ *
+ * Only while that NAPI is disabled (the kernel warns otherwise); the pool
+ * then recycles through its locked ring alone and may be destroyed while
+ * the NAPI runs again.
+ */
+static inline void ena_pp_unbind_napi(struct page_pool *pool)
+{
+#ifdef ENA_HAVE_PP_NAPI
+	if (pool)
+		page_pool_disable_direct_recycling(pool);
+#endif
+}
 
 #endif /* _ENA_COMPAT_H_ */

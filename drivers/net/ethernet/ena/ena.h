@@ -490,6 +490,7 @@ u32 ena_stats_count(struct ena_adapter *a);
 void ena_dev_stats_init(struct ena_adapter *a);
 void ena_dev_stats_refresh(struct ena_adapter *a);
 void ena_dev_stats_free(struct ena_adapter *a);
+void ena_stat_ops_set(struct net_device *nd);
 
 /* ena_ethtool.c */
 void ena_ethtool_set_ops(struct net_device *netdev);

@@ -82,9 +82,7 @@ int ena_up(struct ena_adapter *a)
 	if (test_bit(ENA_F_RESET_PENDING, &a->flags))
 		return 0;
 
-	rc = netif_set_real_num_tx_queues(nd, a->num_queues);
-	if (!rc)
-		rc = netif_set_real_num_rx_queues(nd, a->num_queues);
+	rc = netif_set_real_num_queues(nd, a->num_queues, a->num_queues);
 	if (rc)
 		return rc;
 
@@ -183,9 +181,7 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 		rc = ena_queues_open(a, old, n);
 		if (rc)
 			return rc;
-		rc = netif_set_real_num_tx_queues(nd, n);
-		if (!rc)
-			rc = netif_set_real_num_rx_queues(nd, n);
+		rc = netif_set_real_num_queues(nd, n, n);
 		if (!rc) {
 			ena_rss_spread(a, n);
 			rc = ena_rss_push(a);
@@ -193,8 +189,7 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 		if (rc) {
 			ena_rss_spread(a, old);
 			ena_rss_push(a);
-			netif_set_real_num_tx_queues(nd, old);
-			netif_set_real_num_rx_queues(nd, old);
+			netif_set_real_num_queues(nd, old, old);
 			ena_queues_close(a, old, n);
 			return rc;
 		}
@@ -205,8 +200,7 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 			ena_rss_spread(a, old);
 			return rc;
 		}
-		netif_set_real_num_tx_queues(nd, n);
-		netif_set_real_num_rx_queues(nd, n);
+		netif_set_real_num_queues(nd, n, n);
 		ena_queues_close(a, n, old);
 		/* unused TX queues must not look stalled to the TX watchdog */
 		for (q = n; q < old; q++)
@@ -510,6 +504,7 @@ void ena_netdev_setup(struct ena_adapter *a)
 
 	nd->netdev_ops = &ena_netdev_ops;
 	ena_ethtool_set_ops(nd);
+	ena_stat_ops_set(nd);
 	nd->watchdog_timeo = ENA_TX_TIMEOUT;
 
 	nd->features = f;

@@ -3,7 +3,7 @@
  * One queue pair's memory life cycle, shaped like the core's queue
  * management ops:
  *
- *   ena_qp_alloc()    host memory: rings, buffer-info arrays, page_pool, NAPI
+ *   ena_qp_alloc()    host memory: NAPI, rings, buffer-info arrays, page_pool
  *   ena_qp_start()    device side: CREATE_CQ/SQ for TX and RX, IRQ, RX fill
  *   ena_qp_stop()     the reverse of start; buffers go back, rings stay
  *   ena_qp_free()     the reverse of alloc
@@ -12,6 +12,11 @@
  *   ena_qp_mem_release()  the start fails), then free what is left over;
  *                         ethtool -G prepares every queue before it swaps
  *                         any, so it changes all queues or none
+ *
+ * ena_qp_start() also tells the core which NAPI serves the queue pair's
+ * TX and RX queue and which IRQ that NAPI has (netdev netlink reports
+ * both), ena_qp_stop() takes that back: queues start lazily, so the links
+ * exist exactly while the queue runs.
  *
  * Probe allocates none of this; ndo_open allocs+starts the configured
  * queues, ndo_stop stops+frees them, and ethtool -L/-G touch only the queues
@@ -133,27 +138,45 @@ static void ena_rxq_free_mem(struct ena_qp *qp, struct ena_rxq *rx)
 	rx->descs = NULL;
 }
 
-static int ena_rxq_alloc_mem(struct ena_qp *qp, struct ena_rxq *rx, u32 depth)
+/*
+ * The RX ring's page pool.  It maps each page once and syncs it for the
+ * device when it comes back (all of it: either slice may be written
+ * next); RX descriptors get 2 KiB slices of its pages.  Where the kernel
+ * has them, the pool names the queue's NAPI, its only consumer, so pages
+ * the stack frees in that NAPI's softirq go straight back to the pool's
+ * lockless cache, and the netdev, for page-pool introspection over
+ * netlink.  A pool bound to the NAPI is created only while that NAPI is
+ * disabled or before it ever ran (ena_qp_alloc(), ena_qp_install()).
+ */
+static int ena_rx_pool_create(struct ena_qp *qp, struct ena_rxq *rx)
 {
-	struct ena_adapter *a = qp->adapter;
-	/*
-	 * The pool maps each page once and syncs it for the device when it
-	 * comes back (all of it: either slice may be written next); RX
-	 * descriptors get 2 KiB slices of its pages.
-	 */
 	struct page_pool_params pp = {
 		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV |
 			 ENA_PP_FLAG_FRAG,
 		.order = 0,
-		.pool_size = depth,
+		.pool_size = rx->depth,
 		.nid = qp->node,
-		.dev = &a->pdev->dev,
+		.dev = &qp->adapter->pdev->dev,
 		.dma_dir = DMA_FROM_DEVICE,
 		.offset = 0,
 		.max_len = PAGE_SIZE,
+#ifdef ENA_HAVE_PP_NAPI
+		.napi = &qp->napi,
+		.netdev = qp->adapter->netdev,
+#endif
 	};
-	struct page_pool *pool;
+	struct page_pool *pool = page_pool_create(&pp);
 
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	rx->pool = pool;
+	return 0;
+}
+
+/* @with_pool false: the rings only, the pool comes in ena_qp_install() */
+static int ena_rxq_alloc_mem(struct ena_qp *qp, struct ena_rxq *rx, u32 depth,
+			     bool with_pool)
+{
 	rx->depth = depth;
 	rx->buf_len = ena_rx_buf_len();
 	rx->descs = ena_ring_alloc(qp, depth * sizeof(struct ena_rx_desc),
@@ -165,10 +188,8 @@ static int ena_rxq_alloc_mem(struct ena_qp *qp, struct ena_rxq *rx, u32 depth)
 				 qp->node);
 	if (!rx->descs || !rx->cq || !rx->free_ids || !rx->bufs)
 		goto err;
-	pool = page_pool_create(&pp);
-	if (IS_ERR(pool))
+	if (with_pool && ena_rx_pool_create(qp, rx))
 		goto err;
-	rx->pool = pool;
 	return 0;
 err:
 	ena_rxq_free_mem(qp, rx);
@@ -177,14 +198,15 @@ err:
 
 /* Both rings' memory into @tx and @rx; all or nothing */
 static int ena_qp_mem_alloc(struct ena_qp *qp, struct ena_txq *tx,
-			    struct ena_rxq *rx, u32 tx_depth, u32 rx_depth)
+			    struct ena_rxq *rx, u32 tx_depth, u32 rx_depth,
+			    bool with_pool)
 {
 	int rc;
 
 	rc = ena_txq_alloc_mem(qp, tx, tx_depth);
 	if (rc)
 		return rc;
-	rc = ena_rxq_alloc_mem(qp, rx, rx_depth);
+	rc = ena_rxq_alloc_mem(qp, rx, rx_depth, with_pool);
 	if (rc)
 		ena_txq_free_mem(qp, tx);
 	return rc;
@@ -210,18 +232,23 @@ int ena_qp_alloc(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth)
 	cpu = cpumask_local_spread(qid, dev_to_node(&a->pdev->dev));
 	qp->node = cpu_to_node(cpu);
 
-	rc = ena_qp_mem_alloc(qp, &qp->tx, &qp->rx, tx_depth, rx_depth);
-	if (rc)
-		return rc;
-
 	/*
 	 * A NAPI deleted by ena_qp_free() may still be seen by RCU readers
 	 * of the device's NAPI list: one grace period before any NAPI of
-	 * this device goes back on it.
+	 * this device goes back on it.  The NAPI comes first so the page
+	 * pool created below knows its id; it stays disabled until
+	 * ena_qp_start().
 	 */
 	if (test_and_clear_bit(ENA_F_NAPI_UNSYNCED, &a->flags))
 		synchronize_net();
 	netif_napi_add(a->netdev, &qp->napi, ena_napi_poll);
+
+	rc = ena_qp_mem_alloc(qp, &qp->tx, &qp->rx, tx_depth, rx_depth, true);
+	if (rc) {
+		__netif_napi_del(&qp->napi);
+		set_bit(ENA_F_NAPI_UNSYNCED, &a->flags);
+		return rc;
+	}
 	set_bit(ENA_QP_ALLOCATED, &qp->state);
 	return 0;
 }
@@ -242,10 +269,11 @@ void ena_qp_free(struct ena_adapter *a, u16 qid)
 
 	if (!test_and_clear_bit(ENA_QP_ALLOCATED, &qp->state))
 		return;
-	__netif_napi_del(&qp->napi);
-	set_bit(ENA_F_NAPI_UNSYNCED, &a->flags);
+	/* the pool goes while its NAPI is disabled and still listed */
 	ena_rxq_free_mem(qp, &qp->rx);
 	ena_txq_free_mem(qp, &qp->tx);
+	__netif_napi_del(&qp->napi);
+	set_bit(ENA_F_NAPI_UNSYNCED, &a->flags);
 }
 
 static int ena_create_cq(struct ena_adapter *a, struct ena_qp *qp, u32 depth,
@@ -493,6 +521,7 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	rc = request_irq(qp->irq, ena_io_irq, 0, qp->irq_name, qp);
 	if (rc)
 		goto err_rx_sq;
+	netif_napi_set_irq(&qp->napi, qp->irq);
 	irq_update_affinity_hint(qp->irq,
 				 cpumask_of(cpumask_local_spread(qid,
 								 dev_to_node(&a->pdev->dev))));
@@ -503,6 +532,9 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 
 	set_bit(ENA_QP_STARTED, &qp->state);
 	napi_enable(&qp->napi);
+	/* what netdev netlink reports: this NAPI serves both queues */
+	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_RX, &qp->napi);
+	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_TX, &qp->napi);
 	ena_unmask_irq(qp);
 	/*
 	 * Wake, not start: packets the qdisc held back while this queue was
@@ -549,17 +581,21 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 
 	/*
 	 * Not started any more (test_and_clear_bit() is fully ordered): from
-	 * here NAPI does not wake the TX queue (it re-checks under the queue
-	 * lock) and xmit drops.  Stop the queue under its lock, which also
-	 * waits out an xmit already running, so no packet is posted after
-	 * this and none races ena_tx_drain().
+	 * here xmit drops and NAPI does not wake the TX queue.  NAPI is
+	 * disabled first, so no completion can wake the queue after the stop
+	 * below; the stop is taken under the queue lock, which waits out an
+	 * xmit already running, so no packet is posted after this and none
+	 * races ena_tx_drain().
 	 */
+	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_RX, NULL);
+	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_TX, NULL);
+	napi_disable(&qp->napi);
 	__netif_tx_lock_bh(qp->tx.ndq);
 	netif_tx_stop_queue(qp->tx.ndq);
 	__netif_tx_unlock_bh(qp->tx.ndq);
-	napi_disable(&qp->napi);
 	irq_update_affinity_hint(qp->irq, NULL);
 	free_irq(qp->irq, qp);
+	netif_napi_set_irq(&qp->napi, -1);
 
 	/*
 	 * A failed DESTROY leaves its queue (and maybe the ones after it)
@@ -588,6 +624,10 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
  * @rx_depth: new RX ring entries
  * @m: receives the memory, for ena_qp_swap()
  *
+ * The rings only: the new RX ring's page pool is bound to the queue's
+ * NAPI, which runs on until the swap, so ena_qp_swap() creates it while
+ * the queue is stopped.
+ *
  * Return: 0 or -ENOMEM with nothing allocated.
  */
 int ena_qp_mem_prepare(struct ena_adapter *a, u16 qid, u32 tx_depth,
@@ -597,7 +637,7 @@ int ena_qp_mem_prepare(struct ena_adapter *a, u16 qid, u32 tx_depth,
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = ena_qp_mem_alloc(qp, &m->tx, &m->rx, tx_depth, rx_depth);
+	rc = ena_qp_mem_alloc(qp, &m->tx, &m->rx, tx_depth, rx_depth, false);
 	if (rc)
 		return rc;
 	m->tx.max_slots = qp->tx.max_slots;
@@ -622,6 +662,29 @@ void ena_qp_mem_release(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m)
 	m->held = false;
 }
 
+/*
+ * With the queue stopped (its NAPI disabled): a fresh pool bound to the
+ * NAPI for the rings in @m (replacing the unbound one they may carry from
+ * an earlier swap), the queue's current pool unbound from the NAPI (it
+ * is freed later, while the NAPI runs again), then the rings change
+ * places.  Return: 0, or -ENOMEM with nothing changed.
+ */
+static int ena_qp_install(struct ena_qp *qp, struct ena_qp_mem *m)
+{
+	struct page_pool *old = m->rx.pool;
+	int rc;
+
+	rc = ena_rx_pool_create(qp, &m->rx);
+	if (rc)
+		return rc;
+	if (old)
+		page_pool_destroy(old);
+	ena_pp_unbind_napi(qp->rx.pool);
+	swap(qp->tx, m->tx);
+	swap(qp->rx, m->rx);
+	return 0;
+}
+
 /**
  * ena_qp_swap() - restart a running queue pair on the rings in @m
  * @a: adapter
@@ -630,7 +693,9 @@ void ena_qp_mem_release(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m)
  *
  * The queue is down for one stop and one start, and its NAPI stays
  * registered throughout.  If it does not start on the new rings it is
- * started again on its old ones, and @m holds the new ones again.
+ * started again on its old ones, and @m holds the new ones again.  After
+ * a failed start the old rings keep the pool they had, no longer bound
+ * to the NAPI: correct, only without lockless recycling by the stack.
  *
  * Return: 0, or a negative errno with the old rings in force; the queue
  * is left stopped only if it cannot be restarted on either.
@@ -641,14 +706,17 @@ int ena_qp_swap(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m)
 	int rc, err;
 
 	ena_qp_stop(a, qid);
-	swap(qp->tx, m->tx);
-	swap(qp->rx, m->rx);
+	rc = ena_qp_install(qp, m);
+	if (rc)
+		goto restart;
 	rc = ena_qp_start(a, qid);
 	if (!rc)
 		return 0;
+	/* the NAPI is still disabled: the new pool can be unbound now */
+	ena_pp_unbind_napi(qp->rx.pool);
 	swap(qp->tx, m->tx);
 	swap(qp->rx, m->rx);
+restart:
 	err = ena_qp_start(a, qid);
 	return err ? err : rc;
 }
-

@@ -542,3 +542,116 @@ u32 ena_stats_count(struct ena_adapter *a)
 	ena_stats_walk(a, ena_count_one, &n);
 	return n;
 }
+
+#ifdef ENA_HAVE_STAT_OPS
+/*
+ * Per-queue statistics over netlink (netdev qstats-get), from the same
+ * counters as ethtool -S and ndo_get_stats64.  The counters of a queue
+ * index live as long as the adapter, so a queue beyond the real count
+ * (closed by ethtool -L) keeps its history: the base stats report it,
+ * and base plus the queues below the real count sum to the interface
+ * totals.  The device's own drop counters (keep-alive events) are base
+ * only.
+ */
+static void ena_qstat_rx(const struct ena_qsnap *s,
+			 struct netdev_queue_stats_rx *rx)
+{
+	rx->packets = s->rx_packets;
+	rx->bytes = s->rx_bytes;
+	rx->alloc_fail = s->rx_alloc_fail;
+	rx->csum_unnecessary = s->rx_csum_good;
+	rx->csum_bad = s->rx_csum_bad;
+}
+
+static void ena_qstat_tx(const struct ena_qsnap *s,
+			 struct netdev_queue_stats_tx *tx)
+{
+	tx->packets = s->tx_packets;
+	tx->bytes = s->tx_bytes;
+	tx->stop = s->tx_stops;
+	tx->wake = s->tx_wakeups;	/* by completions and in xmit */
+}
+
+static void ena_get_queue_stats_rx(struct net_device *nd, int idx,
+				   struct netdev_queue_stats_rx *rx)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+	struct ena_qsnap s;
+
+	ena_qsnap(&a->qstats[idx], &s);
+	ena_qstat_rx(&s, rx);
+}
+
+static void ena_get_queue_stats_tx(struct net_device *nd, int idx,
+				   struct netdev_queue_stats_tx *tx)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+	struct ena_qsnap s;
+
+	ena_qsnap(&a->qstats[idx], &s);
+	ena_qstat_tx(&s, tx);
+}
+
+static void ena_get_base_stats(struct net_device *nd,
+			       struct netdev_queue_stats_rx *rx,
+			       struct netdev_queue_stats_tx *tx)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+	struct netdev_queue_stats_rx qrx;
+	struct netdev_queue_stats_tx qtx;
+	struct ena_qsnap s;
+	u32 q;
+
+	/*
+	 * Exactly the fields the queues report (the others stay undefined:
+	 * a base value, even 0, would claim a device total for them).
+	 */
+	rx->packets = 0;
+	rx->bytes = 0;
+	rx->alloc_fail = 0;
+	rx->csum_unnecessary = 0;
+	rx->csum_bad = 0;
+	tx->packets = 0;
+	tx->bytes = 0;
+	tx->stop = 0;
+	tx->wake = 0;
+	for (q = nd->real_num_rx_queues; q < a->max_queues; q++) {
+		ena_qsnap(&a->qstats[q], &s);
+		ena_qstat_rx(&s, &qrx);
+		rx->packets += qrx.packets;
+		rx->bytes += qrx.bytes;
+		rx->alloc_fail += qrx.alloc_fail;
+		rx->csum_unnecessary += qrx.csum_unnecessary;
+		rx->csum_bad += qrx.csum_bad;
+	}
+	for (q = nd->real_num_tx_queues; q < a->max_queues; q++) {
+		ena_qsnap(&a->qstats[q], &s);
+		ena_qstat_tx(&s, &qtx);
+		tx->packets += qtx.packets;
+		tx->bytes += qtx.bytes;
+		tx->stop += qtx.stop;
+		tx->wake += qtx.wake;
+	}
+	/* the device's own drop counters have no queue */
+	rx->hw_drops = READ_ONCE(a->dev_rx_drops);
+	rx->hw_drop_overruns = READ_ONCE(a->dev_rx_overruns);
+	tx->hw_drops = READ_ONCE(a->dev_tx_drops);
+}
+
+static const struct netdev_stat_ops ena_stat_ops = {
+	.get_queue_stats_rx	= ena_get_queue_stats_rx,
+	.get_queue_stats_tx	= ena_get_queue_stats_tx,
+	.get_base_stats		= ena_get_base_stats,
+};
+#endif
+
+/**
+ * ena_stat_ops_set() - per-queue statistics over netlink, where the kernel has them
+ * @nd: our netdev, before registration
+ */
+void ena_stat_ops_set(struct net_device *nd)
+{
+#ifdef ENA_HAVE_STAT_OPS
+	nd->stat_ops = &ena_stat_ops;
+#endif
+}

@@ -199,20 +199,25 @@ static void ena_tx_kick(struct ena_qp *qp)
 	ena_xmit_stat_inc(qp, &qp->stats->tx_doorbells);
 }
 
+/*
+ * Stop the queue when the largest packet might not fit any more; the
+ * core's lockless helper re-checks after the stop and starts the queue
+ * again if ena_clean_tx() freed slots meanwhile (counted in both).
+ */
 static void ena_tx_maybe_stop(struct ena_qp *qp)
 {
 	struct ena_txq *tx = &qp->tx;
+	int rc;
 
-	if (likely(ena_tx_space(tx) >= tx->max_slots))
+	rc = netif_txq_maybe_stop(tx->ndq, ena_tx_space(tx), tx->max_slots,
+				  tx->max_slots);
+	if (likely(rc > 0))
 		return;
-	netif_tx_stop_queue(tx->ndq);
-	ena_xmit_stat_inc(qp, &qp->stats->tx_stops);
-	/* pairs with the barrier in ena_clean_tx() before it checks stopped */
-	smp_mb();
-	if (ena_tx_space(tx) >= tx->max_slots) {
-		netif_tx_start_queue(tx->ndq);
-		ena_xmit_stat_inc(qp, &qp->stats->tx_restarts);
-	}
+	u64_stats_update_begin(&qp->stats->xmit_sync);
+	qp->stats->tx_stops++;
+	if (rc < 0)
+		qp->stats->tx_restarts++;
+	u64_stats_update_end(&qp->stats->xmit_sync);
 }
 
 /* Return: 0 once @skb fits the device's buffer count, else an errno */
@@ -278,7 +283,8 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	/* a packet always has one data descriptor, possibly empty (LLQ) */
 	ndescs = max(nbufs, 1U) + has_meta;
 	if (unlikely(ena_tx_space(tx) < ena_tx_slots(a, tx, ndescs))) {
-		netif_tx_stop_queue(tx->ndq);
+		/* cannot happen: the queue stops while max_slots are free */
+		ena_tx_maybe_stop(qp);
 		return NETDEV_TX_BUSY;
 	}
 
@@ -441,26 +447,22 @@ static bool ena_clean_tx(struct ena_qp *qp, int napi_budget)
 	/* slots are free only once the buffers above are released */
 	smp_store_release(&tx->sq_head, tx->sq_head + slots);
 	ena_cq_head_db(tx->cq_db, tx->cq_head, tx->depth);
-	netdev_tx_completed_queue(tx->ndq, pkts, bytes);
 
 	u64_stats_update_begin(&qp->stats->napi_sync);
 	qp->stats->tx_packets += pkts;
 	qp->stats->tx_bytes += bytes;
 	u64_stats_update_end(&qp->stats->napi_sync);
 
-	/* pairs with ena_tx_maybe_stop() */
-	smp_mb();
-	if (unlikely(netif_tx_queue_stopped(tx->ndq)) &&
-	    ena_tx_space(tx) >= tx->max_slots && ena_rt_qp_up(qp)) {
-		__netif_tx_lock(tx->ndq, smp_processor_id());
-		/* ena_qp_stop() clears STARTED before it takes this lock */
-		if (netif_tx_queue_stopped(tx->ndq) &&
-		    ena_tx_space(tx) >= tx->max_slots && ena_rt_qp_up(qp)) {
-			netif_tx_wake_queue(tx->ndq);
-			ena_napi_stat_inc(qp, &qp->stats->tx_wakeups);
-		}
-		__netif_tx_unlock(tx->ndq);
-	}
+	/*
+	 * BQL learns of the completions, then the queue is woken if xmit
+	 * stopped it and the largest packet fits again; the core's helper
+	 * orders the freed slots against xmit's stop.  A queue being stopped
+	 * by ena_qp_stop() is left alone (its NAPI is disabled before the
+	 * final stop, so this cannot undo it).
+	 */
+	if (!__netif_txq_completed_wake(tx->ndq, pkts, bytes, ena_tx_space(tx),
+					tx->max_slots, !ena_rt_qp_up(qp)))
+		ena_napi_stat_inc(qp, &qp->stats->tx_wakeups);
 	return ok;
 }
 
