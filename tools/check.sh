@@ -18,21 +18,24 @@ for rel in "$@"; do
 	# builds it with W=1 -Werror); sparse once per kernel version is enough
 	case $rel in *-cloud-*) [ -z "${KDIR:-}" ] && continue;; esac
 	kdir=${KDIR:-$ENA_CACHE/headers/$rel/usr/src/linux-headers-$rel}
-	out=$(make -s -C "$kdir" M="$top/build/$rel/src" W=1 C=2 modules 2>&1 |
+	out=$(make -s -j"$(nproc)" -C "$kdir" M="$top/build/$rel/src" W=1 C=2 modules 2>&1 |
 		grep -E "(^|/)($drv|include)/" | grep -vE '^\s*(CC|LD|MODPOST|CHECK)|^Skipping BTF')
 	if [ -n "$out" ]; then echo "$out"; echo "check: sparse reports ($rel)"; rc=1; else echo "check: sparse clean ($rel)"; fi
 done
 
-n=0 crc=0
-for cocci in $(find "$lt/scripts/coccinelle" -name '*.cocci' | sort); do
+# every CPU: one spatch per semantic patch, each starts slowly
+jobs=$(nproc)
+ccs=$(find "$lt/scripts/coccinelle" -name '*.cocci' | sort | while read -r cocci; do
 	# only scripts with a report mode; skip the ones that need the whole tree
 	grep -q 'virtual report' "$cocci" || continue
 	case $cocci in */tests/*|*/misc/minmax.cocci) continue;; esac
-	res=$(timeout 120 spatch --very-quiet -D report --no-show-diff --sp-file "$cocci" \
-		--dir $drv -I include --include-headers 2>/dev/null | grep -v '^$')
-	n=$((n + 1))
-	[ -n "$res" ] && { echo "$res"; crc=1; rc=1; }
-done
+	echo "$cocci"
+done)
+n=$(echo "$ccs" | grep -c .)
+res=$(echo "$ccs" | xargs -r -P "$jobs" -I{} timeout 120 spatch --very-quiet -D report --no-show-diff \
+	--sp-file {} --dir $drv -I include --include-headers 2>/dev/null | grep -v '^$')
+crc=0
+[ -n "$res" ] && { echo "$res"; crc=1; rc=1; }
 if [ $crc = 0 ]; then echo "check: coccinelle clean ($n semantic patches)"; else echo "check: coccinelle reports"; fi
 
 cp_out=$(perl "$lt/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \

@@ -156,6 +156,8 @@ nsx() {
 qmp() { "$QMP" "$@"; }
 model_get() { "$QMP" qom-get "$1" "$2"; }     # model_get ena0 stat-admin-cmds
 model_set() { "$QMP" qom-set "$1" "$2" "$3"; } # model_set ena0 admin-latency-us 50
+# model_set_many DEV PROP VALUE [PROP VALUE...]: in order, one process start
+model_set_many() { "$QMP" qom-set "$@"; }
 model_link() { "$QMP" set_link "$1" "$2"; }  # model_link ena0 off
 
 # --- two hosts on one wire ---------------------------------------------------

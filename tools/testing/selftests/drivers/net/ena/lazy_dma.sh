@@ -28,7 +28,7 @@
 # device queues)). ENA_STRESS_CHANGES (100), ENA_STRESS_CYCLES (200),
 # ENA_SEED (random) shape the stress part; each stress loop runs at least
 # a floor (30 changes, 40 cycles) and adds none once its time budget is
-# spent (ENA_STRESS_BUDGET_S, 20 s each; ENA_TEST_LONG=1: full counts).
+# spent (ENA_STRESS_BUDGET_S, 10 s each; ENA_TEST_LONG=1: full counts).
 . "$(dirname "$0")/ena_lib.sh"
 changes=${ENA_STRESS_CHANGES:-100}
 cycles=${ENA_STRESS_CYCLES:-200}
@@ -357,7 +357,7 @@ stress_changes() {
 	local i r fail=0 t0=$SECONDS
 	local rings=(256 512) mtus=(1500 9000 1280 4000 576)
 	RANDOM=$seed
-	budget_start "${ENA_STRESS_BUDGET_S:-20}"
+	budget_start "${ENA_STRESS_BUDGET_S:-10}"
 	for ((i = 0; i < changes; i++)); do
 		budget_more "$i" 30 || break
 		case $((RANDOM % 3)) in
@@ -382,7 +382,7 @@ updown() {
 	local i fail=0 t0=$SECONDS
 	ethtool -G "$A" rx 256 tx 256 || fail=1
 	[ "$cyc_ch" -ge "$N" ] || ethtool -L "$A" combined "$cyc_ch" || fail=1
-	budget_start "${ENA_STRESS_BUDGET_S:-20}"
+	budget_start "${ENA_STRESS_BUDGET_S:-10}"
 	for ((i = 0; i < cycles; i++)); do
 		budget_more "$i" 40 || break
 		ip link set "$A" down && ip link set "$A" up || { echo "cycle $i failed"; fail=1; break; }

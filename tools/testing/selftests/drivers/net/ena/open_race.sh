@@ -10,9 +10,9 @@
 #
 # Each phase is bounded by count and by time: at least ENA_RACE_MIN_CYCLES
 # (30) and at most ENA_RACE_CYCLES (300) cycles, adding none once
-# ENA_RACE_BUDGET_S (60) seconds are spent; the slow phase likewise with
+# ENA_RACE_BUDGET_S (40) seconds are spent; the slow phase likewise with
 # ENA_RACE_SLOW_MIN_CYCLES (5), ENA_RACE_SLOW_CYCLES (a tenth of the cycles)
-# and ENA_RACE_SLOW_BUDGET_S (20). ENA_TEST_LONG=1 runs the full counts. The
+# and ENA_RACE_SLOW_BUDGET_S (10). ENA_TEST_LONG=1 runs the full counts. The
 # KTAP diagnostics say how many cycles ran, why they stopped, and split the
 # mean cycle time into its phases.
 #
@@ -23,11 +23,11 @@
 here=$(cd "$(dirname "$0")" && pwd)
 cycles=${ENA_RACE_CYCLES:-300}
 floor=${ENA_RACE_MIN_CYCLES:-30}
-budget=${ENA_RACE_BUDGET_S:-60}
+budget=${ENA_RACE_BUDGET_S:-40}
 slow=${ENA_RACE_LATENCY_US:-2000}
 slow_cycles=${ENA_RACE_SLOW_CYCLES:-$(( (cycles + 9) / 10 ))}
 slow_floor=${ENA_RACE_SLOW_MIN_CYCLES:-5}
-slow_budget=${ENA_RACE_SLOW_BUDGET_S:-20}
+slow_budget=${ENA_RACE_SLOW_BUDGET_S:-10}
 
 cleanup() {
 	for d in ena0 ena1; do model_set $d admin-latency-us 0 >/dev/null 2>&1; done
