@@ -54,6 +54,17 @@ for rel in "$@"; do
 	fi
 done
 
+# one version: dkms.conf, the driver (ethtool -i, host info) and the README
+h=drivers/net/ethernet/ena/ena.h
+drv_ver=$(for f in MAJOR MINOR SUBMINOR; do sed -n "s/^#define ENA_DRV_VERSION_$f[[:space:]]*\([0-9]*\).*/\1/p" $h; done | paste -sd.)
+pkg_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+readme_vers=$(grep -oE 'ena-fast[-/][0-9]+\.[0-9]+\.[0-9]+' README.md | sed 's/^ena-fast.//' | sort -u)
+if [ "$drv_ver" = "$pkg_ver" ] && [ -z "$(grep -vx "$pkg_ver" <<< "$readme_vers")" ]; then
+	echo "check: one version string ($pkg_ver: dkms.conf, $h, README)"
+else
+	echo "check: versions differ: dkms.conf $pkg_ver, $h $drv_ver, README $(echo $readme_vers)"; rc=1
+fi
+
 rst=$(find Documentation -name '*.rst' | sort)
 rst_out=$(for f in $rst; do /usr/bin/python3 -m docutils --halt=warning --report=warning "$f" /dev/null 2>&1; done)
 if [ -n "$rst_out" ]; then echo "$rst_out"; echo "check: RST reports"; rc=1; else echo "check: RST renders clean ($(echo $rst | wc -w) files)"; fi
