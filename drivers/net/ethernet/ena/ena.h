@@ -397,6 +397,8 @@ struct ena_adapter {
 
 /* ena_com.c: registers, readless reads, reset, admin queue */
 void ena_reg_write(struct ena_adapter *a, u32 off, u32 val);
+void ena_reg_write_ring(struct ena_adapter *a, u32 base_lo, u32 caps_reg,
+			dma_addr_t dma, u32 depth, u32 entry_size);
 int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val);
 int ena_mmio_init(struct ena_adapter *a);
 void ena_mmio_program(struct ena_adapter *a);

@@ -48,17 +48,13 @@ void ena_aenq_program(struct ena_adapter *a)
 {
 	struct ena_aenq *q = &a->aenq;
 	unsigned long irqf;
-	u32 caps;
 
 	spin_lock_irqsave(&q->lock, irqf);
 	memset(q->ring, 0, ENA_AENQ_RING_BYTES);
 	q->head = ENA_AENQ_DEPTH;
 	q->phase = 1;
-	ena_reg_write(a, ENA_REG_AENQ_BASE_LO, lower_32_bits(q->dma));
-	ena_reg_write(a, ENA_REG_AENQ_BASE_HI, upper_32_bits(q->dma));
-	caps = FIELD_PREP(ENA_QCAPS_DEPTH, ENA_AENQ_DEPTH) |
-	       FIELD_PREP(ENA_QCAPS_ENTRY_SIZE, ENA_AENQ_ENTRY_SIZE);
-	ena_reg_write(a, ENA_REG_AENQ_CAPS, caps);
+	ena_reg_write_ring(a, ENA_REG_AENQ_BASE_LO, ENA_REG_AENQ_CAPS, q->dma,
+			   ENA_AENQ_DEPTH, ENA_AENQ_ENTRY_SIZE);
 	spin_unlock_irqrestore(&q->lock, irqf);
 }
 

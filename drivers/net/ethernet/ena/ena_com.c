@@ -28,6 +28,29 @@ void ena_reg_write(struct ena_adapter *a, u32 off, u32 val)
 	writel(val, a->regs + off);
 }
 
+/* ena_reg_write_ring() finds each BASE_HI right after its BASE_LO */
+static_assert(ENA_REG_AQ_BASE_HI == ENA_REG_AQ_BASE_LO + 4);
+static_assert(ENA_REG_ACQ_BASE_HI == ENA_REG_ACQ_BASE_LO + 4);
+static_assert(ENA_REG_AENQ_BASE_HI == ENA_REG_AENQ_BASE_LO + 4);
+
+/**
+ * ena_reg_write_ring() - hand a host ring (admin SQ/CQ, AENQ) to the device
+ * @a: adapter
+ * @base_lo: offset of the ring's BASE_LO register (BASE_HI follows it)
+ * @caps_reg: offset of the ring's CAPS register
+ * @dma: bus address of the ring
+ * @depth: entries
+ * @entry_size: bytes per entry
+ */
+void ena_reg_write_ring(struct ena_adapter *a, u32 base_lo, u32 caps_reg,
+			dma_addr_t dma, u32 depth, u32 entry_size)
+{
+	ena_reg_write(a, base_lo, lower_32_bits(dma));
+	ena_reg_write(a, base_lo + 4, upper_32_bits(dma));
+	ena_reg_write(a, caps_reg, FIELD_PREP(ENA_QCAPS_DEPTH, depth) |
+		      FIELD_PREP(ENA_QCAPS_ENTRY_SIZE, entry_size));
+}
+
 struct ena_mmio_wait {
 	struct ena_mmio_resp *resp;
 	u16 seq;
@@ -290,7 +313,6 @@ err:
 void ena_admin_program(struct ena_adapter *a)
 {
 	struct ena_admin_queue *aq = &a->aq;
-	u32 caps;
 
 	mutex_lock(&aq->lock);
 	memset(aq->sq, 0, ENA_AQ_DEPTH * ENA_AQ_ENTRY_SIZE);
@@ -300,16 +322,10 @@ void ena_admin_program(struct ena_adapter *a)
 	aq->sq_phase = 1;
 	aq->cq_phase = 1;
 
-	ena_reg_write(a, ENA_REG_AQ_BASE_LO, lower_32_bits(aq->sq_dma));
-	ena_reg_write(a, ENA_REG_AQ_BASE_HI, upper_32_bits(aq->sq_dma));
-	caps = FIELD_PREP(ENA_QCAPS_DEPTH, ENA_AQ_DEPTH) |
-	       FIELD_PREP(ENA_QCAPS_ENTRY_SIZE, ENA_AQ_ENTRY_SIZE);
-	ena_reg_write(a, ENA_REG_AQ_CAPS, caps);
-	ena_reg_write(a, ENA_REG_ACQ_BASE_LO, lower_32_bits(aq->cq_dma));
-	ena_reg_write(a, ENA_REG_ACQ_BASE_HI, upper_32_bits(aq->cq_dma));
-	caps = FIELD_PREP(ENA_QCAPS_DEPTH, ENA_AQ_DEPTH) |
-	       FIELD_PREP(ENA_QCAPS_ENTRY_SIZE, ENA_ACQ_ENTRY_SIZE);
-	ena_reg_write(a, ENA_REG_ACQ_CAPS, caps);
+	ena_reg_write_ring(a, ENA_REG_AQ_BASE_LO, ENA_REG_AQ_CAPS, aq->sq_dma,
+			   ENA_AQ_DEPTH, ENA_AQ_ENTRY_SIZE);
+	ena_reg_write_ring(a, ENA_REG_ACQ_BASE_LO, ENA_REG_ACQ_CAPS, aq->cq_dma,
+			   ENA_AQ_DEPTH, ENA_ACQ_ENTRY_SIZE);
 
 	set_bit(ENA_F_ADMIN_READY, &a->flags);
 	clear_bit(ENA_F_DEV_QUIESCED, &a->flags);

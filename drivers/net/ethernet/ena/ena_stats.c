@@ -352,37 +352,31 @@ static int ena_read_customer_metrics(struct ena_adapter *a)
 	return 0;
 }
 
-static int ena_read_eni(struct ena_adapter *a)
+/**
+ * ena_read_stats64() - one GET_STATS whose answer is a row of u64 counters
+ * @a: adapter
+ * @type: ENA_STATS_ENI or ENA_STATS_SRD
+ * @out: where the @n values go (kept as they were if the command fails)
+ * @n: number of values (ENA_ENI_STATS or ENA_SRD_WORDS)
+ *
+ * Return: 0 or the command's negative errno.
+ */
+static int ena_read_stats64(struct ena_adapter *a, enum ena_stats_type type,
+			    u64 *out, u32 n)
 {
 	struct ena_acq_resp r;
 	struct ena_aq_cmd cmd;
+	const __le32 *w;
 	u32 i;
 	int rc;
 
-	ena_stats_cmd(&cmd, ENA_STATS_ENI, 0);
+	ena_stats_cmd(&cmd, type, 0);
 	rc = ena_admin_exec(a, &cmd, &r);
 	if (rc)
 		return rc;
-	for (i = 0; i < ENA_ENI_STATS; i++)
-		a->metric_val[i] = ena_u64_of(r.stats.eni[2 * i],
-					      r.stats.eni[2 * i + 1]);
-	return 0;
-}
-
-static int ena_read_srd(struct ena_adapter *a)
-{
-	struct ena_acq_resp r;
-	struct ena_aq_cmd cmd;
-	u32 i;
-	int rc;
-
-	ena_stats_cmd(&cmd, ENA_STATS_SRD, 0);
-	rc = ena_admin_exec(a, &cmd, &r);
-	if (rc)
-		return rc;
-	for (i = 0; i < ENA_SRD_WORDS; i++)
-		a->srd_val[i] = ena_u64_of(r.stats.srd[2 * i],
-					   r.stats.srd[2 * i + 1]);
+	w = type == ENA_STATS_SRD ? r.stats.srd : r.stats.eni;
+	for (i = 0; i < n; i++)
+		out[i] = ena_u64_of(w[2 * i], w[2 * i + 1]);
 	return 0;
 }
 
@@ -417,11 +411,13 @@ void ena_dev_stats_refresh(struct ena_adapter *a)
 		if (a->cm_supported && a->cm_buf)
 			rc = ena_read_customer_metrics(a);
 	} else if (ena_has_cap(a, ENA_CAP_ENI_STATS)) {
-		rc = ena_read_eni(a);
+		rc = ena_read_stats64(a, ENA_STATS_ENI, a->metric_val,
+				      ENA_ENI_STATS);
 	}
 	if (rc)
 		a->dev_stats_failed++;
-	if (ena_has_cap(a, ENA_CAP_SRD_INFO) && ena_read_srd(a))
+	if (ena_has_cap(a, ENA_CAP_SRD_INFO) &&
+	    ena_read_stats64(a, ENA_STATS_SRD, a->srd_val, ENA_SRD_WORDS))
 		a->dev_stats_failed++;
 }
 

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/ena_lib.sh"
 recover_s=${ENA_RECOVER_S:-15}
 detect_s=${ENA_DETECT_S:-30}
-all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail rx-starve rx-runt bad-db rings-rollback missed-tx missed-irq"
+all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail rx-starve rx-runt bad-db rings-rollback missed-tx missed-irq channels-rollback link-config"
 faults=${ENA_FAULTS:-$all}
 faults=${faults//,/ }
 # Faults the stock driver is known not to act on: it never polls DEV_STS, so
@@ -40,7 +40,7 @@ expect() {
 clear_faults() {
 	# one qom-set of every knob: a process start costs about as much as
 	# a monitor round trip under TCG, and this runs three times a fault
-	local k args=(keepalive-ms 1000 fault-status-opcode -1 fault-fatal false
+	local k args=(keepalive-ms 1000 fault-status-opcode -1 fault-status-feature -1 fault-fatal false
 		fault-drop-next 0 fault-malformed 0 hint-missing-tx-ms 0 hint-missed-tx 0)
 	for k in rx-bad-reqid rx-bad-len tx-bad-reqid status-after status-times rx-runt bad-db \
 		tx-swallow io-irq-drop; do
@@ -161,6 +161,34 @@ rings_rollback() {
 	echo "retried: $(ring_sizes)"
 	[[ "$(ring_sizes)" == "RX:512 TX:512 "* ]]
 }
+# combined: the current combined channel count of $A
+combined() { ethtool -l "$A" | awk '/^Current/{c=1} c && /^Combined:/{print $2; exit}'; }
+# channels_rollback: -L adding a queue pair whose CREATE_CQ fails must fail,
+# leave the old count running and passing traffic, and work when retried
+channels_rollback() {
+	ethtool -L "$A" combined 1 || return 1
+	ping_ok || { echo "no traffic on one queue pair"; return 1; }
+	model_set ena0 fault-status-opcode 3    # CREATE_CQ
+	if ethtool -L "$A" combined 2 2>&1; then echo "-L succeeded although CREATE_CQ failed"; return 1; fi
+	clear_faults
+	echo "after the failed -L: combined $(combined)"
+	[ "$(combined)" = 1 ] || { echo "the count changed by a failed -L"; return 1; }
+	ping_ok || { echo "no traffic after the failed -L"; return 1; }
+	ethtool -L "$A" combined 2 || return 1
+	echo "retried: combined $(combined)"
+	[ "$(combined)" = 2 ] && ping_ok
+}
+# link_config: GET_FEATURE LINK_CONFIG fails: the link query (`ethtool
+# IFACE`) answers with an unknown speed or fails, with no device reset
+link_config() {
+	local out rc
+	model_set ena0 fault-status-feature 27
+	out=$(ethtool "$A" 2>&1); rc=$?
+	clear_faults
+	echo "ethtool $A: status $rc, $(grep -E 'Speed:' <<< "$out" | tr -s ' \t' ' ')"
+	[ "$(model_get ena0 stat-resets)" = "$r0" ] || { echo "the device was reset"; return 1; }
+	! is_ours || { [ $rc = 0 ] && grep -q 'Speed: Unknown' <<< "$out"; }
+}
 # missed_tx: two TX packets get no completion; with the device's hints
 # (2 s, threshold 1, set before the load) the driver resets the device
 missed_tx() {
@@ -258,6 +286,10 @@ for f in $faults; do
 		expect "$f: -G failing on the second queue changes no queue, a retry works" rings_rollback;;
 	missed-tx)
 		ktap_check "$f: TX completions that never come are counted and lead to a reset" missed_tx;;
+	channels-rollback)
+		ktap_check "$f: -L failing on the new queue's CREATE_CQ keeps the old count, a retry works" channels_rollback;;
+	link-config)
+		ktap_check "$f: a failing LINK_CONFIG query answers without a reset" link_config;;
 	missed-irq)
 		expect "$f: a lost IO interrupt is detected and leads to a reset" missed_irq;;
 	rx-reqid|rx-len|tx-reqid)
