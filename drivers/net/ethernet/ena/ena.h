@@ -128,6 +128,7 @@ struct ena_queue_stats {
 	u64 tx_dropped;
 	u64 tx_dma_err;
 	u64 tx_doorbells;
+	u64 tx_needs_csum;	/* the device computes the L4 checksum */
 
 	/* memory life cycle */
 	u64 ring_bytes;

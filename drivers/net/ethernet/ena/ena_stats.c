@@ -18,7 +18,7 @@ struct ena_qsnap {
 	u64 rx_bad_desc_num, rx_bad_req_id, rx_dropped, napi_polls;
 	u64 napi_completes, unmasks, page_allocs, page_frees;
 	u64 tx_stops, tx_linearize, tx_linearize_failed, tx_llq_hdr_pull;
-	u64 tx_dropped, tx_dma_err, tx_doorbells;
+	u64 tx_dropped, tx_dma_err, tx_doorbells, tx_needs_csum;
 	u64 ring_bytes, dma_allocs, dma_frees, starts, stops, rx_empty_kicks;
 	u64 tx_missed;
 	u64 never;	/* stays 0: the event cannot happen in this driver */
@@ -62,6 +62,7 @@ static void ena_qsnap(const struct ena_queue_stats *st, struct ena_qsnap *s)
 		s->tx_dropped = st->tx_dropped;
 		s->tx_dma_err = st->tx_dma_err;
 		s->tx_doorbells = st->tx_doorbells;
+		s->tx_needs_csum = st->tx_needs_csum;
 	} while (u64_stats_fetch_retry(&st->xmit_sync, start));
 	/* the in-tree queue_wakeup counts both kinds of wake */
 	s->tx_wakeups += restarts;
@@ -136,6 +137,7 @@ static const struct ena_qstat_desc ena_intree_rx[] = {
  */
 static const struct ena_qstat_desc ena_own_q[] = {
 	ENA_QS("xmit_drops", tx_dropped),
+	ENA_QS("xmit_csum_offload", tx_needs_csum),
 	ENA_QS("recv_drops", rx_dropped),
 	ENA_QS("ring_bytes", ring_bytes),
 	ENA_QS("dma_coherent_allocs", dma_allocs),
@@ -557,6 +559,8 @@ static void ena_qstat_rx(const struct ena_qsnap *s,
 	rx->alloc_fail = s->rx_alloc_fail;
 	rx->csum_unnecessary = s->rx_csum_good;
 	rx->csum_bad = s->rx_csum_bad;
+	/* every delivered packet has one verdict: good, bad or none */
+	rx->csum_none = s->rx_packets - s->rx_csum_good - s->rx_csum_bad;
 }
 
 static void ena_qstat_tx(const struct ena_qsnap *s,
@@ -566,6 +570,7 @@ static void ena_qstat_tx(const struct ena_qsnap *s,
 	tx->bytes = s->tx_bytes;
 	tx->stop = s->tx_stops;
 	tx->wake = s->tx_wakeups;	/* by completions and in xmit */
+	tx->needs_csum = s->tx_needs_csum;
 }
 
 static void ena_get_queue_stats_rx(struct net_device *nd, int idx,
@@ -607,10 +612,12 @@ static void ena_get_base_stats(struct net_device *nd,
 	rx->alloc_fail = 0;
 	rx->csum_unnecessary = 0;
 	rx->csum_bad = 0;
+	rx->csum_none = 0;
 	tx->packets = 0;
 	tx->bytes = 0;
 	tx->stop = 0;
 	tx->wake = 0;
+	tx->needs_csum = 0;
 	for (q = nd->real_num_rx_queues; q < a->max_queues; q++) {
 		ena_qsnap(&a->qstats[q], &s);
 		ena_qstat_rx(&s, &qrx);
@@ -619,6 +626,7 @@ static void ena_get_base_stats(struct net_device *nd,
 		rx->alloc_fail += qrx.alloc_fail;
 		rx->csum_unnecessary += qrx.csum_unnecessary;
 		rx->csum_bad += qrx.csum_bad;
+		rx->csum_none += qrx.csum_none;
 	}
 	for (q = nd->real_num_tx_queues; q < a->max_queues; q++) {
 		ena_qsnap(&a->qstats[q], &s);
@@ -627,6 +635,7 @@ static void ena_get_base_stats(struct net_device *nd,
 		tx->bytes += qtx.bytes;
 		tx->stop += qtx.stop;
 		tx->wake += qtx.wake;
+		tx->needs_csum += qtx.needs_csum;
 	}
 	/* the device's own drop counters have no queue */
 	rx->hw_drops = READ_ONCE(a->dev_rx_drops);

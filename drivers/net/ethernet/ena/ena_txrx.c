@@ -359,6 +359,8 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	}
 	ena_tx_finish(&w);
 
+	if (has_meta)
+		ena_xmit_stat_inc(qp, &qp->stats->tx_needs_csum);
 	len = skb->len;
 	b->sent = jiffies;
 	b->missed = false;

@@ -18,7 +18,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-NCASES=12
+NCASES=13
 ktap_header $NCASES
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
@@ -198,19 +198,51 @@ if not rx or not tx:
 ' "$dev" "$qs" "$rx" "$tx" "${1:-0}"
 }
 
+# csum_check: per queue, RX csum-unnecessary + csum-bad + csum-none equal
+# the packets (ICMP has no checksum the device checks: csum-none > 0), and
+# the UDP datagrams sent count in TX needs-csum when the device computes
+# their checksum (tx-checksumming on)
+csum_check() {
+	local qs txcsum
+	qs=$("$NL" netdev qstats-get --ifindex "$IFX" --scope queue) || return 1
+	txcsum=$(ethtool -k "$A" | awk '$1 == "tx-checksumming:" {print $2}')
+	nlpy '
+qs, txcsum = json.loads(sys.argv[1]), sys.argv[2] == "on"
+bad = []
+for q in qs:
+    if q["queue-type"] != "rx":
+        continue
+    n = sum(q.get(k, 0) for k in ("rx-csum-unnecessary", "rx-csum-bad", "rx-csum-none"))
+    if n != q.get("rx-packets", 0):
+        bad.append("rx queue %s: csum verdicts %d != packets %d" % (q.get("queue-id"), n, q.get("rx-packets", 0)))
+none = sum(q.get("rx-csum-none", 0) for q in qs)
+need = sum(q.get("tx-needs-csum", 0) for q in qs)
+print(f"rx-csum-none {none}, tx-needs-csum {need} (tx-checksumming {sys.argv[2]})")
+if bad:
+    sys.exit("; ".join(bad))
+if not none:
+    sys.exit("ICMP received, but rx-csum-none is 0")
+if txcsum and not need:
+    sys.exit("UDP sent with tx-checksumming on, but tx-needs-csum is 0")
+' "$qs" "$txcsum"
+}
+
 if ! has_op qstats-get; then
 	ktap_skip "traffic on several queues" "kernel has no qstats-get"
+	ktap_skip "qstats checksum counters: csum-none, needs-csum" "kernel has no qstats-get"
 	ktap_skip "per-queue qstats sum to the rtnl counters" "kernel has no qstats-get"
 	ktap_skip "after ethtool -L 1: base + queue qstats equal the rtnl counters" "kernel has no qstats-get"
 else
 	ktap_check "traffic on several queues" traffic
 	if "$NL" netdev qstats-get --ifindex "$IFX" 2>&1 | grep -q packets || is_ours; then
 		ktap_check "per-queue qstats sum to the rtnl counters" qstats_sum_check 0
+		ktap_check "qstats checksum counters: csum-none, needs-csum" csum_check
 		closed_check() { ethtool -L "$A" combined 1 && ping_ok && qstats_sum_check 1; }
 		ktap_check "after ethtool -L 1: base + queue qstats equal the rtnl counters" closed_check
 		ethtool -L "$A" combined "$max"
 	else
 		ktap_skip "per-queue qstats sum to the rtnl counters" "stock driver has no netdev_stat_ops"
+		ktap_skip "qstats checksum counters: csum-none, needs-csum" "stock driver has no netdev_stat_ops"
 		ktap_skip "after ethtool -L 1: base + queue qstats equal the rtnl counters" "stock driver has no netdev_stat_ops"
 	fi
 fi
