@@ -367,6 +367,8 @@ struct ena_adapter {
 	enum ena_reset_reason reset_reason;
 	u64 resets;
 	u64 resets_failed;
+	u64 suspends;		/* system sleep and hibernation */
+	u64 resumes;
 	u64 link_changes;
 	bool link_up;		/* device's last LINK_CHANGE, under aenq.lock */
 	u64 dev_rx_drops;
@@ -398,6 +400,7 @@ struct ena_adapter {
 
 /* ena_com.c: registers, readless reads, reset, admin queue */
 void ena_reg_write(struct ena_adapter *a, u32 off, u32 val);
+int ena_pm_cycle(struct ena_adapter *a);
 void ena_reg_write_ring(struct ena_adapter *a, u32 base_lo, u32 caps_reg,
 			dma_addr_t dma, u32 depth, u32 entry_size);
 int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val);

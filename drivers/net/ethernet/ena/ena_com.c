@@ -29,9 +29,9 @@ void ena_reg_write(struct ena_adapter *a, u32 off, u32 val)
 }
 
 /* ena_reg_write_ring() finds each BASE_HI right after its BASE_LO */
-static_assert(ENA_REG_AQ_BASE_HI == ENA_REG_AQ_BASE_LO + 4);
-static_assert(ENA_REG_ACQ_BASE_HI == ENA_REG_ACQ_BASE_LO + 4);
-static_assert(ENA_REG_AENQ_BASE_HI == ENA_REG_AENQ_BASE_LO + 4);
+static_assert(ENA_REG_AQ_BASE_HI - ENA_REG_AQ_BASE_LO == 4);
+static_assert(ENA_REG_ACQ_BASE_HI - ENA_REG_ACQ_BASE_LO == 4);
+static_assert(ENA_REG_AENQ_BASE_HI - ENA_REG_AENQ_BASE_LO == 4);
 
 /**
  * ena_reg_write_ring() - hand a host ring (admin SQ/CQ, AENQ) to the device

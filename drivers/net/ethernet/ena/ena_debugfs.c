@@ -7,6 +7,8 @@
  *   probe   probe milestones in us since probe start
  *   inject_rx_alloc_fail  (write) fail the next N RX buffer allocations:
  *           a selftest hook for the starved-ring recovery
+ *   pm_cycle  (write 1) run the suspend and resume callbacks once, as a
+ *           system sleep would: a selftest hook where the guest cannot sleep
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -113,6 +115,12 @@ static int ena_probe_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(ena_probe);
 
+static int ena_pm_cycle_set(void *data, u64 val)
+{
+	return val ? ena_pm_cycle(data) : 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(ena_pm_cycle_fops, NULL, ena_pm_cycle_set, "%llu\n");
+
 void ena_debugfs_add(struct ena_adapter *a)
 {
 	if (IS_ERR_OR_NULL(ena_debugfs_root))
@@ -124,6 +132,8 @@ void ena_debugfs_add(struct ena_adapter *a)
 	debugfs_create_file("probe", 0444, a->debugfs, a, &ena_probe_fops);
 	debugfs_create_u32("inject_rx_alloc_fail", 0600, a->debugfs,
 			   &a->inject_rx_alloc_fail);
+	debugfs_create_file_unsafe("pm_cycle", 0200, a->debugfs, a,
+				   &ena_pm_cycle_fops);
 }
 
 void ena_debugfs_remove(struct ena_adapter *a)

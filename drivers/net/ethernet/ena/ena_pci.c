@@ -377,12 +377,109 @@ static void ena_shutdown(struct pci_dev *pdev)
 	ena_device_fini(a);
 }
 
+/**
+ * ena_suspend() - system sleep and hibernation: the device goes quiet
+ * @dev: the PCI device
+ *
+ * As the first half of a reset, and as shutdown: no reset work or
+ * watchdog runs, the management interrupt is quiet, the interface is
+ * detached with its queues stopped (their memory freed: nothing is held
+ * while asleep), then the device is reset and bus mastering cleared, so
+ * it writes to no memory until ena_resume().
+ *
+ * Return: 0.
+ */
+static int ena_suspend(struct device *dev)
+{
+	struct ena_adapter *a = dev_get_drvdata(dev);
+
+	WRITE_ONCE(a->suspends, a->suspends + 1);
+	ena_health_stop(a);
+	/* a reset the cancelled work did not run: resume re-inits anyway */
+	if (test_and_clear_bit(ENA_F_RESET_PENDING, &a->flags))
+		dev_info(dev, "pending device reset left to the resume\n");
+	ena_mgmt_quiesce(a);
+	rtnl_lock();
+	netif_device_detach(a->netdev);
+	ena_down(a);
+	netif_carrier_off(a->netdev);
+	rtnl_unlock();
+	ena_device_fini(a);
+	return 0;
+}
+
+/**
+ * ena_resume() - bring the device back after ena_suspend()
+ * @dev: the PCI device
+ *
+ * As the second half of a reset: bus mastering on, device reset and
+ * re-initialised, settings reconciled, the management interrupt armed,
+ * the interface attached and, if it was up, its queues started.  If the
+ * device does not come back, the interface stays attached and down and
+ * the recovery worker retries (a resume callback cannot fail usefully).
+ *
+ * Return: 0.
+ */
+static int ena_resume(struct device *dev)
+{
+	struct ena_adapter *a = dev_get_drvdata(dev);
+	int rc;
+
+	WRITE_ONCE(a->resumes, a->resumes + 1);
+	pci_set_master(a->pdev);
+	rtnl_lock();
+	rc = ena_device_init(a, ENA_RESET_NORMAL);
+	if (!rc)
+		rc = ena_reconcile(a);
+	ena_mgmt_arm(a);
+	ena_keep_alive(a);
+	clear_bit(ENA_F_RSS_PUSHED, &a->flags);
+	if (!rc && test_bit(ENA_F_WANT_UP, &a->flags))
+		rc = ena_up(a);
+	netif_device_attach(a->netdev);
+	rtnl_unlock();
+	clear_bit(ENA_F_REMOVING, &a->flags);
+	ena_health_start(a);
+	if (rc) {
+		dev_err(dev, "device not restored after resume (%d)\n", rc);
+		ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
+				   "resume failed");
+	}
+	return 0;
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(ena_pm_ops, ena_suspend, ena_resume);
+
+/**
+ * ena_pm_cycle() - run the suspend and resume callbacks back to back
+ * @a: adapter
+ *
+ * The debugfs hook behind pm_cycle: the callbacks as the PM core runs
+ * them (device lock held), without the PCI core's power state change.
+ * The device lock is only tried, so a remove in progress is never waited
+ * for (remove waits for this file's writers).
+ *
+ * Return: 0, or -EBUSY when the device lock is taken.
+ */
+int ena_pm_cycle(struct ena_adapter *a)
+{
+	struct device *dev = &a->pdev->dev;
+
+	if (!device_trylock(dev))
+		return -EBUSY;
+	ena_suspend(dev);
+	ena_resume(dev);
+	device_unlock(dev);
+	return 0;
+}
+
 static struct pci_driver ena_pci_driver = {
 	.name		= ENA_DRV_NAME,
 	.id_table	= ena_pci_ids,
 	.probe		= ena_probe,
 	.remove		= ena_remove,
 	.shutdown	= ena_shutdown,
+	.driver.pm	= pm_sleep_ptr(&ena_pm_ops),
 };
 
 static int __init ena_init(void)

@@ -463,8 +463,8 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	u32 q;
 
 	emit(ctx, "tx_timeout", READ_ONCE(a->tx_timeouts));
-	emit(ctx, "suspend", 0);	/* no power management yet */
-	emit(ctx, "resume", 0);
+	emit(ctx, "suspend", READ_ONCE(a->suspends));
+	emit(ctx, "resume", READ_ONCE(a->resumes));
 	emit(ctx, "wd_expired", READ_ONCE(a->wd_expired));
 	emit(ctx, "interface_up", READ_ONCE(a->interface_up));
 	emit(ctx, "interface_down", READ_ONCE(a->interface_down));
