@@ -16,9 +16,11 @@ faults=${faults//,/ }
 # a fatal status alone goes unnoticed; when DESTROY_SQ fails on close it
 # frees the rings of a queue the device still runs. It looks for a lost
 # interrupt only before a queue's first one (later, only its TX watchdog
-# may catch one, if that queue's traffic stalls). Its result there is
-# reported as xfail.
-stock_gaps="fatal destroy-fail rings-rollback missed-irq"
+# may catch one, if that queue's traffic stalls). When -L's new queue
+# cannot be created (CREATE_CQ fails), it reports the new count and the
+# interface passes no traffic (seen on 6.12). Its result there is reported
+# as xfail.
+stock_gaps="fatal destroy-fail rings-rollback missed-irq channels-rollback"
 # Faults not run for the stock driver, because they crash the guest. It
 # writes to the doorbell offset a CREATE_SQ completion gives, with no bound
 # check (read from its source), and that write would oops the guest. It
@@ -287,7 +289,7 @@ for f in $faults; do
 	missed-tx)
 		ktap_check "$f: TX completions that never come are counted and lead to a reset" missed_tx;;
 	channels-rollback)
-		ktap_check "$f: -L failing on the new queue's CREATE_CQ keeps the old count, a retry works" channels_rollback;;
+		expect "$f: -L failing on the new queue's CREATE_CQ keeps the old count, a retry works" channels_rollback;;
 	link-config)
 		ktap_check "$f: a failing LINK_CONFIG query answers without a reset" link_config;;
 	missed-irq)
