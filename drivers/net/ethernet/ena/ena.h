@@ -400,7 +400,6 @@ struct ena_adapter {
 
 /* ena_com.c: registers, readless reads, reset, admin queue */
 void ena_reg_write(struct ena_adapter *a, u32 off, u32 val);
-int ena_pm_cycle(struct ena_adapter *a);
 void ena_reg_write_ring(struct ena_adapter *a, u32 base_lo, u32 caps_reg,
 			dma_addr_t dma, u32 depth, u32 entry_size);
 int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val);
@@ -433,6 +432,7 @@ void ena_aenq_process(struct ena_adapter *a);
 /* ena_pci.c: the management interrupt, armed and disarmed as one pair */
 void ena_mgmt_arm(struct ena_adapter *a);
 void ena_mgmt_quiesce(struct ena_adapter *a);
+int ena_pm_cycle(struct ena_adapter *a);	/* debugfs: suspend + resume */
 
 /* ena_device.c: the bring-up command sequence shared by probe and reset */
 int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason);
@@ -486,6 +486,7 @@ void ena_keep_alive(struct ena_adapter *a);
 
 /* ena_reset.c: device reset and recovery */
 void ena_reset_init(struct ena_adapter *a);
+int ena_dev_restore(struct ena_adapter *a, enum ena_reset_reason reason);
 void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
 			const char *why);
 

@@ -428,12 +428,7 @@ static int ena_resume(struct device *dev)
 	WRITE_ONCE(a->resumes, a->resumes + 1);
 	pci_set_master(a->pdev);
 	rtnl_lock();
-	rc = ena_device_init(a, ENA_RESET_NORMAL);
-	if (!rc)
-		rc = ena_reconcile(a);
-	ena_mgmt_arm(a);
-	ena_keep_alive(a);
-	clear_bit(ENA_F_RSS_PUSHED, &a->flags);
+	rc = ena_dev_restore(a, ENA_RESET_NORMAL);
 	if (!rc && test_bit(ENA_F_WANT_UP, &a->flags))
 		rc = ena_up(a);
 	netif_device_attach(a->netdev);

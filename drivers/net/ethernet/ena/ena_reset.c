@@ -50,6 +50,32 @@ void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
 			why, reason);
 }
 
+/**
+ * ena_dev_restore() - initialise the device again, as after a reset
+ * @a: adapter; queues down, management vector quiet; RTNL held
+ * @reason: reset reason reported to the device
+ *
+ * The part a reset and a resume share: device reset and initialisation,
+ * this adapter's settings reconciled with the device, the management
+ * vector armed (also on failure, as ena_mgmt_quiesce() expects), the
+ * keep-alive clock restarted and RSS marked to be pushed again.
+ *
+ * Return: 0, or the negative errno of the init or reconcile step.
+ */
+int ena_dev_restore(struct ena_adapter *a, enum ena_reset_reason reason)
+{
+	int rc;
+
+	ASSERT_RTNL();
+	rc = ena_device_init(a, reason);
+	if (!rc)
+		rc = ena_reconcile(a);
+	ena_mgmt_arm(a);
+	ena_keep_alive(a);
+	clear_bit(ENA_F_RSS_PUSHED, &a->flags);
+	return rc;
+}
+
 static void ena_reset_work(struct work_struct *w)
 {
 	struct ena_adapter *a = container_of(w, struct ena_adapter,
@@ -67,12 +93,7 @@ static void ena_reset_work(struct work_struct *w)
 	netif_carrier_off(a->netdev);
 
 	ena_mgmt_quiesce(a);
-	rc = ena_device_init(a, a->reset_reason);
-	if (!rc)
-		rc = ena_reconcile(a);
-	ena_mgmt_arm(a);
-	ena_keep_alive(a);
-	clear_bit(ENA_F_RSS_PUSHED, &a->flags);
+	rc = ena_dev_restore(a, a->reset_reason);
 
 	if (rc) {
 		a->resets_failed++;
