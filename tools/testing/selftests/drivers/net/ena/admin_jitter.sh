@@ -24,8 +24,6 @@ knobs() { # knobs LATENCY JITTER: on both devices
 cleanup() { pair_teardown; ena_unload 2>/dev/null; knobs 0 0 2>/dev/null; }
 trap cleanup EXIT
 
-ring() { ethtool -g "$A" | awk -v s="$1" -v k="$2:" '$0 ~ "^" s {c=1} c && $1 == k {print $2; exit}'; }
-chan() { ethtool -l "$A" | awk -v s="$1" '$0 ~ "^" s {c=1} c && $1 == "Combined:" {print $2; exit}'; }
 # round: every change, each followed by a ping
 round() {
 	ethtool -L "$A" combined 1 && ping_ok || { echo "-L combined 1"; return 1; }

@@ -13,8 +13,6 @@
 cleanup() { pair_teardown; ena_unload 2>/dev/null; }
 trap cleanup EXIT
 
-ring() { ethtool -g "$A" | awk -v s="$1" -v k="$2:" '$0 ~ "^" s {c=1} c && $1 == k {print $2; exit}'; }
-chan() { ethtool -l "$A" | awk -v s="$1" '$0 ~ "^" s {c=1} c && $1 == "Combined:" {print $2; exit}'; }
 state() { echo "combined $(chan Current) rx $(ring Current RX) tx $(ring Current TX) mtu $(cat /sys/class/net/$A/mtu)"; }
 pow2() { [ "$1" -gt 0 ] && [ $(($1 & ($1 - 1))) = 0 ]; }
 

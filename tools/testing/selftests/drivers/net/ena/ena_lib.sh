@@ -196,6 +196,11 @@ pair_teardown() {
 	ip netns del ena-peer
 }
 
+# ring SECTION KEY: the ethtool -g value KEY (RX, TX) of $A in the section
+# whose title starts with SECTION (Current, Pre-set)
+ring() { ethtool -g "$A" | awk -v s="$1" -v k="$2:" '$0 ~ "^" s {c=1} c && $1 == k {print $2; exit}'; }
+# chan SECTION: the combined channel count of $A in that ethtool -l section
+chan() { ethtool -l "$A" | awk -v s="$1" '$0 ~ "^" s {c=1} c && $1 == "Combined:" {print $2; exit}'; }
 # eth_stat IFACE NAME: one ethtool -S counter (empty when absent)
 eth_stat() { ethtool -S "$1" 2>/dev/null | awk -v k="$2:" '$1 == k {print $2; exit}'; }
 # eth_stat_sum IFACE REGEX: the sum of the ethtool -S counters whose name matches

@@ -141,7 +141,7 @@ bad_db() {
 }
 # ring_sizes: "-g current rx/tx" plus, for ours, every queue's depths
 ring_sizes() {
-	ethtool -g "$A" | awk '/^Current/{c=1} c && /^(RX|TX):/{printf "%s%s ", $1, $2}'
+	echo -n "RX:$(ring Current RX) TX:$(ring Current TX) "
 	is_ours && awk '/^q[0-9]/{split($6, t, "/"); split($8, r, "/"); printf "%s:%s:%s:%s ", $1, $2, t[1], r[1]}' \
 		"/sys/kernel/debug/ena/$(ena_bdf "$A")/queues"
 }
@@ -163,8 +163,6 @@ rings_rollback() {
 	echo "retried: $(ring_sizes)"
 	[[ "$(ring_sizes)" == "RX:512 TX:512 "* ]]
 }
-# combined: the current combined channel count of $A
-combined() { ethtool -l "$A" | awk '/^Current/{c=1} c && /^Combined:/{print $2; exit}'; }
 # channels_rollback: -L adding a queue pair whose CREATE_CQ fails must fail,
 # leave the old count running and passing traffic, and work when retried
 channels_rollback() {
@@ -173,12 +171,12 @@ channels_rollback() {
 	model_set ena0 fault-status-opcode 3    # CREATE_CQ
 	if ethtool -L "$A" combined 2 2>&1; then echo "-L succeeded although CREATE_CQ failed"; return 1; fi
 	clear_faults
-	echo "after the failed -L: combined $(combined)"
-	[ "$(combined)" = 1 ] || { echo "the count changed by a failed -L"; return 1; }
+	echo "after the failed -L: combined $(chan Current)"
+	[ "$(chan Current)" = 1 ] || { echo "the count changed by a failed -L"; return 1; }
 	ping_ok || { echo "no traffic after the failed -L"; return 1; }
 	ethtool -L "$A" combined 2 || return 1
-	echo "retried: combined $(combined)"
-	[ "$(combined)" = 2 ] && ping_ok
+	echo "retried: combined $(chan Current)"
+	[ "$(chan Current)" = 2 ] && ping_ok
 }
 # link_config: GET_FEATURE LINK_CONFIG fails: the link query (`ethtool
 # IFACE`) answers with an unknown speed or fails, with no device reset

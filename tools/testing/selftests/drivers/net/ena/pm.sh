@@ -27,8 +27,7 @@ trap cleanup EXIT
 
 # config: what must survive a sleep, one line
 config() {
-	echo "combined $(ethtool -l "$A" | awk '/^Current/{c=1} c && /^Combined:/{print $2; exit}')" \
-		"rings $(ethtool -g "$A" | awk '/^Current/{c=1} c && /^(RX|TX):/{printf "%s%s ", $1, $2}')" \
+	echo "combined $(chan Current)" "rings RX:$(ring Current RX) TX:$(ring Current TX) " \
 		"mtu $(cat "/sys/class/net/$A/mtu")" \
 		"rss $(ethtool -x "$A" | awk '/^ *[0-9]+:/{for (i = 2; i <= NF; i++) printf "%s", $i}' | md5sum | cut -c1-8)"
 }
