@@ -50,6 +50,16 @@ OBJECT_DECLARE_SIMPLE_TYPE(EnaState, ENA)
 #define ENA_TX_FRAME_MAX        (64 * KiB + 256)
 #define ENA_PKT_DESCS_MAX       64
 #define ENA_RX_DESCS_PER_PKT    32
+
+/* what device fuzzing corrupts (fuzz-seed); one kind armed at a time */
+enum {
+    ENA_FUZZ_RX_REQID,      /* RX completion for a req_id never posted */
+    ENA_FUZZ_RX_LEN,        /* RX completion length 0 or beyond any buffer */
+    ENA_FUZZ_TX_REQID,      /* TX completion for a req_id never posted */
+    ENA_FUZZ_ADMIN_ID,      /* admin completion with an unknown command id */
+    ENA_FUZZ_IRQ_DROP,      /* IO interrupt lost, vector left masked */
+    ENA_FUZZ_KINDS,
+};
 #define ENA_MAX_MTU             9216
 #define ENA_REACT_SAMPLES       4096
 #define ENA_UNREACTED_MAX       256
@@ -145,6 +155,15 @@ struct EnaState {
     uint32_t fault_bad_db;        /* CREATE_SQ answers off the BAR */
     uint32_t fault_tx_swallow;    /* TX packets sent with no completion */
     uint32_t fault_io_irq_drop;   /* IO interrupts lost (vector stays masked) */
+    /* device fuzzing: one corruption at a time (ena_fuzz_hit()) */
+    uint64_t fuzz_seed;           /* 0: off */
+    uint64_t fuzz_rng;            /* xorshift64* state */
+    uint32_t fuzz_gap_max;        /* events of the kind let through first */
+    uint32_t fuzz_wait;
+    int fuzz_kind;                /* armed kind, or -1 until the next reset */
+    uint64_t fuzz_count[ENA_FUZZ_KINDS];
+    uint64_t fuzz_irq_dup;        /* IO interrupts sent twice */
+    uint64_t fuzz_total;          /* corruptions of every kind */
     uint32_t hint_missing_tx_ms;  /* HW_HINTS missing_tx_cmpl_timeout */
     uint32_t hint_missed_tx;      /* HW_HINTS missed_tx_cmpl_threshold */
     /* DEVICE_ATTRIBUTES capabilities and what GET_STATS 2..4 answer */
@@ -298,6 +317,84 @@ static void ena_mgmt_irq(EnaState *s)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* device fuzzing                                                      */
+
+/*
+ * With fuzz-seed set the device turns hostile in ways a driver must notice:
+ * one corruption of a kind drawn from a seeded generator, after a random
+ * number of events of that kind, then none until the driver resets the
+ * device (its recovery).  Each corruption thus meets a driver in a known
+ * state, and the model's count of each kind can be matched one for one
+ * with the driver's own counter.  Duplicate IO interrupts come on top, at
+ * any time.
+ */
+static const uint8_t ena_fuzz_weight[ENA_FUZZ_KINDS] = {
+    [ENA_FUZZ_RX_REQID] = 8,
+    [ENA_FUZZ_RX_LEN] = 8,
+    [ENA_FUZZ_TX_REQID] = 8,
+    [ENA_FUZZ_ADMIN_ID] = 1,    /* fails the recovery's own bring-up */
+    [ENA_FUZZ_IRQ_DROP] = 1,    /* found by a periodic check: slow */
+};
+
+static uint64_t ena_fuzz_next(EnaState *s)
+{
+    uint64_t x = s->fuzz_rng;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    s->fuzz_rng = x;
+    return x * 0x2545f4914f6cdd1dULL;
+}
+
+/* draw the next corruption (at fuzz-seed and at every device reset) */
+static void ena_fuzz_arm(EnaState *s)
+{
+    uint32_t total = 0, pick;
+    int k;
+
+    s->fuzz_kind = -1;
+    if (!s->fuzz_seed) {
+        return;
+    }
+    for (k = 0; k < ENA_FUZZ_KINDS; k++) {
+        total += ena_fuzz_weight[k];
+    }
+    pick = ena_fuzz_next(s) % total;
+    for (k = 0; pick >= ena_fuzz_weight[k]; k++) {
+        pick -= ena_fuzz_weight[k];
+    }
+    s->fuzz_kind = k;
+    /* the bring-up after a reset has about 16 admin commands */
+    s->fuzz_wait = ena_fuzz_next(s) %
+                   ((k == ENA_FUZZ_ADMIN_ID ? MIN(s->fuzz_gap_max, 8) :
+                     s->fuzz_gap_max) + 1);
+}
+
+/* Return: true when this event of @kind is the one to corrupt */
+static bool ena_fuzz_hit(EnaState *s, int kind)
+{
+    if (s->fuzz_kind != kind) {
+        return false;
+    }
+    if (s->fuzz_wait) {
+        s->fuzz_wait--;
+        return false;
+    }
+    s->fuzz_kind = -1;
+    s->fuzz_count[kind]++;
+    s->fuzz_total++;
+    trace_ena_fuzz(kind, s->fuzz_count[kind]);
+    return true;
+}
+
+/* a request id the driver never posted on a ring of @depth entries */
+static uint16_t ena_fuzz_bad_id(EnaState *s, uint32_t depth)
+{
+    return depth + ena_fuzz_next(s) % (0x10000 - depth);
+}
+
 static void ena_io_irq(EnaState *s, EnaCq *cq)
 {
     PCIDevice *pd = PCI_DEVICE(s);
@@ -312,15 +409,20 @@ static void ena_io_irq(EnaState *s, EnaCq *cq)
     }
     s->vec_masked[v] = true;
     s->vec_pending[v] = false;
-    if (s->fault_io_irq_drop) {
+    if (s->fault_io_irq_drop || ena_fuzz_hit(s, ENA_FUZZ_IRQ_DROP)) {
         /* lost on the way: the device waits for an unmask that never comes */
-        s->fault_io_irq_drop--;
+        s->fault_io_irq_drop -= !!s->fault_io_irq_drop;
         trace_ena_io_fault("irq lost", v);
         return;
     }
     if (msix_enabled(pd)) {
         trace_ena_io_irq(v);
         msix_notify(pd, v);
+        if (s->fuzz_seed && !(ena_fuzz_next(s) & 7)) {
+            /* a spurious second message: harmless to a sound driver */
+            s->fuzz_irq_dup++;
+            msix_notify(pd, v);
+        }
     }
 }
 
@@ -494,6 +596,7 @@ static void ena_dev_ctl_write(EnaState *s, uint32_t val)
         if (!(s->dev_sts & ENAHW_STS_RESET_BUSY)) {
             trace_ena_reset_start(val >> ENAHW_CTL_REASON_SHIFT);
             s->st.resets++;
+            ena_fuzz_arm(s);
             timer_del(s->reset_timer);
             ena_soft_reset(s);
             s->dev_sts = ENAHW_STS_RESET_BUSY |
@@ -525,7 +628,7 @@ static void ena_acq_post(EnaState *s, uint8_t *cqe)
         return;
     }
     phase = ena_phase(s->acq_tail, depth);
-    if (s->fault_malformed == 1) {
+    if (s->fault_malformed == 1 || ena_fuzz_hit(s, ENA_FUZZ_ADMIN_ID)) {
         s->fault_malformed = 0;
         stw_le_p(cqe + ENAHW_CQE_CMD_ID, ENAHW_CMD_ID_MASK);
     } else if (s->fault_malformed == 2) {
@@ -1504,6 +1607,8 @@ static bool ena_tx_post(EnaState *s, EnaSq *sq, uint16_t req_id)
     if (s->fault_tx_bad_reqid) {
         s->fault_tx_bad_reqid--;
         req_id = sq->depth + 7;
+    } else if (ena_fuzz_hit(s, ENA_FUZZ_TX_REQID)) {
+        req_id = ena_fuzz_bad_id(s, sq->depth);
     }
     addr = cq->base + (uint64_t)(cq->tail & (cq->depth - 1)) * cq->entry_size;
     stw_le_p(c + ENAHW_TXC_REQ_ID, req_id);
@@ -1940,6 +2045,12 @@ static ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
         if (s->fault_rx_bad_len) {
             s->fault_rx_bad_len--;
             clen = 0xffff;
+        }
+        if (ena_fuzz_hit(s, ENA_FUZZ_RX_REQID)) {
+            req_id = ena_fuzz_bad_id(s, sq->depth);
+        } else if (ena_fuzz_hit(s, ENA_FUZZ_RX_LEN)) {
+            clen = (ena_fuzz_next(s) & 1) ? 0 :
+                   (uint16_t)(0x8000 | ena_fuzz_next(s));
         }
         status |= ena_phase(cq->tail, cq->depth) ? ENAHW_RXS_PHASE : 0;
         stw_le_p(c + ENAHW_RXC_LEN, clen);
@@ -2461,6 +2572,9 @@ static void ena_stat_reset(Object *obj, bool val, Error **errp)
 
     if (val) {
         memset(&s->st, 0, sizeof(s->st));
+        memset(s->fuzz_count, 0, sizeof(s->fuzz_count));
+        s->fuzz_irq_dup = 0;
+        s->fuzz_total = 0;
         s->react_count = 0;
         s->react_db_first = 0;
         s->react_probe = UINT32_MAX;
@@ -2633,6 +2747,21 @@ static void ena_set_flag(Object *obj, Visitor *v, const char *name,
     }
 }
 
+/* fuzz-seed: restart the generator with this seed; 0 stops the fuzzing */
+static void ena_set_fuzz_seed(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    EnaState *s = ENA(obj);
+    uint64_t val;
+
+    if (!visit_type_uint64(v, name, &val, errp)) {
+        return;
+    }
+    s->fuzz_seed = val;
+    s->fuzz_rng = val;
+    ena_fuzz_arm(s);
+}
+
 static void ena_set_cm_mask(Object *obj, Visitor *v, const char *name,
                             void *opaque, Error **errp)
 {
@@ -2679,6 +2808,8 @@ static void ena_instance_init(Object *obj)
     s->fault_status_opcode = -1;
     s->fault_status_code = ENAHW_ST_UNKNOWN;
     s->fault_status_feature = -1;
+    s->fuzz_kind = -1;
+    s->fuzz_gap_max = 64;
     s->max_queues = 8;
     s->llq_enabled = true;
 
@@ -2710,6 +2841,20 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "fault-tx-swallow", &s->fault_tx_swallow, NULL);
     ena_add_u32(obj, "fault-io-irq-drop", &s->fault_io_irq_drop, NULL);
     ena_add_u32(obj, "hint-missing-tx-ms", &s->hint_missing_tx_ms, NULL);
+    object_property_add(obj, "fuzz-seed", "uint64", ena_get_u64,
+                        ena_set_fuzz_seed, NULL, &s->fuzz_seed);
+    ena_add_u32(obj, "fuzz-gap-max", &s->fuzz_gap_max, NULL);
+    ena_add_stat(obj, "stat-fuzz-rx-reqid",
+                 &s->fuzz_count[ENA_FUZZ_RX_REQID]);
+    ena_add_stat(obj, "stat-fuzz-rx-len", &s->fuzz_count[ENA_FUZZ_RX_LEN]);
+    ena_add_stat(obj, "stat-fuzz-tx-reqid",
+                 &s->fuzz_count[ENA_FUZZ_TX_REQID]);
+    ena_add_stat(obj, "stat-fuzz-admin-id",
+                 &s->fuzz_count[ENA_FUZZ_ADMIN_ID]);
+    ena_add_stat(obj, "stat-fuzz-irq-drop",
+                 &s->fuzz_count[ENA_FUZZ_IRQ_DROP]);
+    ena_add_stat(obj, "stat-fuzz-irq-dup", &s->fuzz_irq_dup);
+    ena_add_stat(obj, "stat-fuzz-total", &s->fuzz_total);
     ena_add_u32(obj, "hint-missed-tx", &s->hint_missed_tx, NULL);
 
     s->cm_mask = ENAHW_CM_ALL;

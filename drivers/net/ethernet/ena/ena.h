@@ -112,6 +112,7 @@ struct ena_queue_stats {
 	u64 rx_skb_alloc_fail;
 	u64 rx_bad_desc_num;	/* more buffers than an skb holds */
 	u64 rx_bad_req_id;
+	u64 rx_bad_len;		/* completion length 0 or past the buffer */
 	u64 rx_dropped;
 	u64 napi_polls;
 	u64 napi_completes;
@@ -364,6 +365,7 @@ struct ena_adapter {
 	struct work_struct reset_work;
 	spinlock_t health_lock;	/* reset queueing vs. ena_health_stop() */
 	unsigned long reset_retry_at;	/* jiffies: next try after a failure */
+	u32 reset_fail_streak;		/* failed resets since the last good one */
 	enum ena_reset_reason reset_reason;
 	u64 resets;
 	u64 resets_failed;

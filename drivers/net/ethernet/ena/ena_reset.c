@@ -10,9 +10,11 @@
 #include "ena.h"
 
 /*
- * A failed reset is retried by the watchdog after this long, whatever
- * else it checks (keep-alive may be off): one attempt per reset work run,
- * so RTNL is never held for more than one device bring-up.
+ * A failed reset is tried again at once (a transient fault, such as one bad
+ * admin completion, costs no more than one more bring-up); after a second
+ * failure in a row the watchdog retries after this long, whatever else it
+ * checks (keep-alive may be off).  One attempt per reset work run, so RTNL
+ * is never held for more than one device bring-up.
  */
 #define ENA_RESET_RETRY_DELAY	(2 * HZ)
 /**
@@ -81,6 +83,7 @@ static void ena_reset_work(struct work_struct *w)
 	struct ena_adapter *a = container_of(w, struct ena_adapter,
 					     reset_work);
 	ktime_t t0 = ktime_get();
+	bool again = false;
 	int rc;
 
 	rtnl_lock();
@@ -97,14 +100,21 @@ static void ena_reset_work(struct work_struct *w)
 
 	if (rc) {
 		a->resets_failed++;
+		again = !a->reset_fail_streak++;
 		WRITE_ONCE(a->reset_retry_at, jiffies + ENA_RESET_RETRY_DELAY);
 		set_bit(ENA_F_DEV_DEAD, &a->flags);
 		clear_bit(ENA_F_RESET_PENDING, &a->flags);
-		dev_err(&a->pdev->dev,
-			"device reset failed (%d); the watchdog retries in %u ms\n",
-			rc, jiffies_to_msecs(ENA_RESET_RETRY_DELAY));
+		if (again)
+			dev_err(&a->pdev->dev,
+				"device reset failed (%d); trying again\n", rc);
+		else
+			dev_err(&a->pdev->dev,
+				"device reset failed (%d), %u times in a row; the watchdog retries in %u ms\n",
+				rc, a->reset_fail_streak,
+				jiffies_to_msecs(ENA_RESET_RETRY_DELAY));
 		goto out;
 	}
+	a->reset_fail_streak = 0;
 	clear_bit(ENA_F_RESET_PENDING, &a->flags);
 	if (test_bit(ENA_F_WANT_UP, &a->flags)) {
 		rc = ena_up(a);
@@ -116,6 +126,9 @@ static void ena_reset_work(struct work_struct *w)
 		 ktime_us_delta(ktime_get(), t0));
 out:
 	rtnl_unlock();
+	if (again)
+		ena_reset_schedule(a, a->reset_reason,
+				   "retrying after a failed reset");
 }
 
 void ena_reset_init(struct ena_adapter *a)

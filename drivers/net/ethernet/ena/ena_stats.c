@@ -15,7 +15,7 @@ struct ena_qsnap {
 	u64 tx_packets, tx_bytes, tx_wakeups, tx_bad_req_id, rx_packets;
 	u64 rx_bytes, rx_csum_good, rx_csum_bad, rx_csum_unchecked;
 	u64 rx_alloc_fail, rx_skb_alloc_fail;
-	u64 rx_bad_desc_num, rx_bad_req_id, rx_dropped, napi_polls;
+	u64 rx_bad_desc_num, rx_bad_req_id, rx_bad_len, rx_dropped, napi_polls;
 	u64 napi_completes, unmasks, page_allocs, page_frees;
 	u64 tx_stops, tx_linearize, tx_linearize_failed, tx_llq_hdr_pull;
 	u64 tx_dropped, tx_dma_err, tx_doorbells, tx_needs_csum;
@@ -45,6 +45,7 @@ static void ena_qsnap(const struct ena_queue_stats *st, struct ena_qsnap *s)
 		s->rx_skb_alloc_fail = st->rx_skb_alloc_fail;
 		s->rx_bad_desc_num = st->rx_bad_desc_num;
 		s->rx_bad_req_id = st->rx_bad_req_id;
+		s->rx_bad_len = st->rx_bad_len;
 		s->rx_dropped = st->rx_dropped;
 		s->napi_polls = st->napi_polls;
 		s->napi_completes = st->napi_completes;
@@ -139,6 +140,7 @@ static const struct ena_qstat_desc ena_own_q[] = {
 	ENA_QS("xmit_drops", tx_dropped),
 	ENA_QS("xmit_csum_offload", tx_needs_csum),
 	ENA_QS("recv_drops", rx_dropped),
+	ENA_QS("recv_bad_len", rx_bad_len),
 	ENA_QS("ring_bytes", ring_bytes),
 	ENA_QS("dma_coherent_allocs", dma_allocs),
 	ENA_QS("dma_coherent_frees", dma_frees),

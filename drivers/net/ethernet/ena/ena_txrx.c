@@ -626,6 +626,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 			netdev_err(a->netdev,
 				   "queue %u: RX completion length %u offset %u impossible\n",
 				   qp->qid, len, off);
+			ena_napi_stat_inc(qp, &qp->stats->rx_bad_len);
 			ena_reset_schedule(a, ENA_RESET_TOO_MANY_RX_DESCS,
 					   "malformed RX completion");
 			rc = -EIO;
@@ -749,6 +750,16 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 	bool tx_ok, unmask;
 	int rx = 0;
 
+	/*
+	 * A device found broken stays untouched until the reset work tears
+	 * the queues down: a second poll (a spurious interrupt, netpoll)
+	 * would read the same bad completion again.
+	 */
+	if (unlikely(test_bit(ENA_F_DEV_DEAD, &qp->adapter->flags))) {
+		if (budget)
+			napi_complete_done(napi, 0);
+		return 0;
+	}
 	tx_ok = ena_clean_tx(qp, budget);
 	if (budget)
 		rx = ena_clean_rx(qp, budget);
