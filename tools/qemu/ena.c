@@ -58,6 +58,7 @@ enum {
     ENA_FUZZ_TX_REQID,      /* TX completion for a req_id never posted */
     ENA_FUZZ_ADMIN_ID,      /* admin completion with an unknown command id */
     ENA_FUZZ_IRQ_DROP,      /* IO interrupt lost, vector left masked */
+    ENA_FUZZ_ADMIN_SIZE,    /* MAX_QUEUES_EXT answer with impossible limits */
     ENA_FUZZ_KINDS,
 };
 #define ENA_MAX_MTU             9216
@@ -335,6 +336,7 @@ static const uint8_t ena_fuzz_weight[ENA_FUZZ_KINDS] = {
     [ENA_FUZZ_TX_REQID] = 8,
     [ENA_FUZZ_ADMIN_ID] = 1,    /* fails the recovery's own bring-up */
     [ENA_FUZZ_IRQ_DROP] = 1,    /* found by a periodic check: slow */
+    [ENA_FUZZ_ADMIN_SIZE] = 1,  /* fails the recovery's own bring-up */
 };
 
 static uint64_t ena_fuzz_next(EnaState *s)
@@ -366,8 +368,12 @@ static void ena_fuzz_arm(EnaState *s)
         pick -= ena_fuzz_weight[k];
     }
     s->fuzz_kind = k;
-    /* the bring-up after a reset has about 16 admin commands */
-    s->fuzz_wait = ena_fuzz_next(s) %
+    /*
+     * The bring-up after a reset has about 16 admin commands, one of them
+     * the MAX_QUEUES_EXT query.
+     */
+    s->fuzz_wait = k == ENA_FUZZ_ADMIN_SIZE ? 0 :
+                   ena_fuzz_next(s) %
                    ((k == ENA_FUZZ_ADMIN_ID ? MIN(s->fuzz_gap_max, 8) :
                      s->fuzz_gap_max) + 1);
 }
@@ -827,6 +833,17 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
                  ENAHW_LLQ_DESCS_BEFORE_HDR * 16); /* max tx header */
         stw_le_p(r + 40, ENA_PKT_DESCS_MAX / 2);   /* tx descs per packet */
         stw_le_p(r + 42, ENA_RX_DESCS_PER_PKT);    /* rx descs per packet */
+        if (ena_fuzz_hit(s, ENA_FUZZ_ADMIN_SIZE)) {
+            static const uint8_t off[] = { 0, 4, 20, 32 };
+            unsigned int o = off[ena_fuzz_next(s) % ARRAY_SIZE(off)];
+
+            /* a version from the future, no queue, a ring too short */
+            if (o) {
+                stl_le_p(r + o, o == 20);
+            } else {
+                r[0] = 2;
+            }
+        }
         return ENAHW_ST_OK;
 
     case ENAHW_F_MAX_QUEUES:
@@ -2853,6 +2870,8 @@ static void ena_instance_init(Object *obj)
                  &s->fuzz_count[ENA_FUZZ_ADMIN_ID]);
     ena_add_stat(obj, "stat-fuzz-irq-drop",
                  &s->fuzz_count[ENA_FUZZ_IRQ_DROP]);
+    ena_add_stat(obj, "stat-fuzz-admin-size",
+                 &s->fuzz_count[ENA_FUZZ_ADMIN_SIZE]);
     ena_add_stat(obj, "stat-fuzz-irq-dup", &s->fuzz_irq_dup);
     ena_add_stat(obj, "stat-fuzz-total", &s->fuzz_total);
     ena_add_u32(obj, "hint-missed-tx", &s->hint_missed_tx, NULL);

@@ -369,6 +369,7 @@ struct ena_adapter {
 	enum ena_reset_reason reset_reason;
 	u64 resets;
 	u64 resets_failed;
+	u64 dev_bad_answers;	/* admin answers with impossible values */
 	u64 suspends;		/* system sleep and hibernation */
 	u64 resumes;
 	u64 link_changes;

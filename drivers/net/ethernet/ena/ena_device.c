@@ -70,6 +70,25 @@ static int ena_send_host_attr(struct ena_adapter *a)
 	return ena_set_feature(a, &cmd, ENA_FEAT_HOST_ATTR, 0, 0);
 }
 
+/*
+ * A device answer no device may give: counted (ethtool -S
+ * admin_bad_answers), logged, and the step fails with -EINVAL.
+ */
+static __printf(2, 3) int ena_dev_bad_answer(struct ena_adapter *a,
+					     const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	WRITE_ONCE(a->dev_bad_answers, a->dev_bad_answers + 1);
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	dev_err(&a->pdev->dev, "device answer rejected: %pV\n", &vaf);
+	va_end(args);
+	return -EINVAL;
+}
+
 static int ena_get_queue_limits(struct ena_adapter *a)
 {
 	struct ena_acq_resp r;
@@ -83,7 +102,8 @@ static int ena_get_queue_limits(struct ena_adapter *a)
 		if (rc)
 			return rc;
 		if (q->version != ENA_MAX_QUEUES_EXT_VERSION)
-			return -EINVAL;
+			return ena_dev_bad_answer(a, "MAX_QUEUES_EXT version %u",
+						  q->version);
 		a->dev_max_queues = min3(le32_to_cpu(q->max_tx_sq_num),
 					 le32_to_cpu(q->max_rx_sq_num),
 					 min(le32_to_cpu(q->max_tx_cq_num),
@@ -110,19 +130,18 @@ static int ena_get_queue_limits(struct ena_adapter *a)
 		a->max_tx_sgl = le16_to_cpu(q->max_tx_descs_per_pkt);
 		a->max_rx_sgl = le16_to_cpu(q->max_rx_descs_per_pkt);
 	}
-	if (!a->dev_max_queues || a->dev_max_tx_depth < 2 ||
-	    a->dev_max_rx_depth < 2)
-		return -EINVAL;
+	if (!a->dev_max_queues || a->dev_max_rx_depth < 2)
+		return ena_dev_bad_answer(a, "%u queues, RX ring maximum %u",
+					  a->dev_max_queues,
+					  a->dev_max_rx_depth);
 	/*
 	 * A TX ring must hold the descriptors of the largest packet (with
 	 * room to spare), or its queue stops and never wakes again.
 	 */
-	if (a->dev_max_tx_depth < 2 * ENA_TX_MAX_DESCS) {
-		dev_err(&a->pdev->dev,
-			"device TX ring maximum %u is below the %u descriptors two packets may need\n",
-			a->dev_max_tx_depth, (u32)(2 * ENA_TX_MAX_DESCS));
-		return -EINVAL;
-	}
+	if (a->dev_max_tx_depth < 2 * ENA_TX_MAX_DESCS)
+		return ena_dev_bad_answer(a, "TX ring maximum %u < %u (two packets)",
+					  a->dev_max_tx_depth,
+					  (u32)(2 * ENA_TX_MAX_DESCS));
 	/* the descriptor's header length field has 8 bits */
 	a->tx_max_header = min(a->tx_max_header, 255U);
 	return 0;

@@ -493,6 +493,7 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	emit(ctx, "admin_cmds_irq", READ_ONCE(a->aq.irq_cmds));
 	emit(ctx, "admin_errors", READ_ONCE(a->aq.errors));
 	emit(ctx, "admin_malformed", READ_ONCE(a->aq.malformed));
+	emit(ctx, "admin_bad_answers", READ_ONCE(a->dev_bad_answers));
 	ena_emit_wait(&a->poll.stats[ENA_WAIT_RESET], "reset", "waits", emit,
 		      ctx);
 	ena_emit_wait(&a->poll.stats[ENA_WAIT_MMIO], "mmio", "reads", emit,

@@ -3,7 +3,8 @@
 # The driver against a hostile device: the model's device fuzzing
 # (fuzz-seed) corrupts, while traffic runs both ways, one thing at a time:
 # an RX completion's request id or length, a TX completion's request id,
-# an admin completion's command id, or an IO interrupt (lost); after each,
+# an admin completion's command id, the queue limits the device answers
+# (impossible ones), or an IO interrupt (lost); after each,
 # nothing more until the driver has reset the device. On top, one IO
 # interrupt in eight comes twice. The driver must notice every corruption
 # (its own counter for each kind matches the model's count), recover each
@@ -25,7 +26,7 @@ budget=${ENA_DEVFUZZ_BUDGET_S:-150}
 seed=${ENA_DEVFUZZ_SEED:-1}
 stall_s=${ENA_DEVFUZZ_STALL_S:-60}
 gap=${ENA_DEVFUZZ_GAP:-16}	# events of a kind let through before its corruption: 0..gap
-kinds="rx-reqid rx-len tx-reqid admin-id irq-drop"
+kinds="rx-reqid rx-len tx-reqid admin-id irq-drop admin-size"
 
 TRAFFIC=()
 stop_traffic() {
@@ -62,7 +63,8 @@ driver_counts() {
 		k ~ /^queue_[0-9]+_tx_bad_req_id$/ { tq += $2 }
 		k == "admin_malformed" { ai = $2 }
 		k == "missed_interrupts" { mi = $2 }
-		END { print rq + 0, rl + 0, tq + 0, ai + 0, mi + 0 }'
+		k == "admin_bad_answers" { as = $2 }
+		END { print rq + 0, rl + 0, tq + 0, ai + 0, mi + 0, as + 0 }'
 }
 # model_counts: the model's count of each of $kinds
 model_counts() {
