@@ -401,7 +401,13 @@ static uint16_t ena_fuzz_bad_id(EnaState *s, uint32_t depth)
     return depth + ena_fuzz_next(s) % (0x10000 - depth);
 }
 
-static void ena_io_irq(EnaState *s, EnaCq *cq)
+/*
+ * Interrupt for @cq's vector, or pending while the vector is masked.
+ * @fresh: for a completion just posted.  Device fuzzing loses only such an
+ * interrupt: one re-sent at unmask may announce completions the driver
+ * already took in its last poll, and losing it would be no fault at all.
+ */
+static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
 {
     PCIDevice *pd = PCI_DEVICE(s);
     uint16_t v = cq->vector;
@@ -415,7 +421,8 @@ static void ena_io_irq(EnaState *s, EnaCq *cq)
     }
     s->vec_masked[v] = true;
     s->vec_pending[v] = false;
-    if (s->fault_io_irq_drop || ena_fuzz_hit(s, ENA_FUZZ_IRQ_DROP)) {
+    if (s->fault_io_irq_drop ||
+        (fresh && ena_fuzz_hit(s, ENA_FUZZ_IRQ_DROP))) {
         /* lost on the way: the device waits for an unmask that never comes */
         s->fault_io_irq_drop -= !!s->fault_io_irq_drop;
         trace_ena_io_fault("irq lost", v);
@@ -424,12 +431,22 @@ static void ena_io_irq(EnaState *s, EnaCq *cq)
     if (msix_enabled(pd)) {
         trace_ena_io_irq(v);
         msix_notify(pd, v);
-        if (s->fuzz_seed && !(ena_fuzz_next(s) & 7)) {
-            /* a spurious second message: harmless to a sound driver */
+        if (s->fuzz_seed && s->fuzz_kind != ENA_FUZZ_IRQ_DROP &&
+            !(ena_fuzz_next(s) & 7)) {
+            /*
+             * A spurious second message: harmless to a sound driver.  None
+             * while a lost interrupt is armed: the poll a late duplicate
+             * starts would take the completions the loss strands.
+             */
             s->fuzz_irq_dup++;
             msix_notify(pd, v);
         }
     }
+}
+
+static void ena_io_irq(EnaState *s, EnaCq *cq)
+{
+    ena_io_irq_raise(s, cq, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2164,7 +2181,7 @@ static void ena_cq_unmask(EnaState *s, uint32_t idx, uint32_t val)
     }
     s->vec_masked[v] = false;
     if (s->vec_pending[v]) {
-        ena_io_irq(s, cq);
+        ena_io_irq_raise(s, cq, false);
     }
 }
 

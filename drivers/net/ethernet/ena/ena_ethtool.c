@@ -192,6 +192,16 @@ static u8 ena_hfunc_to_eth(u8 f)
 	return ETH_RSS_HASH_UNKNOWN;
 }
 
+/* Return: the ENA hash function for an ethtool one, or 0 for none */
+static u8 ena_hfunc_from_eth(u8 hfunc)
+{
+	if (hfunc == ETH_RSS_HASH_TOP)
+		return ENA_HASH_TOEPLITZ;
+	if (hfunc == ETH_RSS_HASH_CRC32)
+		return ENA_HASH_CRC32;
+	return 0;
+}
+
 static void ena_rxfh_read(struct ena_adapter *a, u32 *indir, u8 *key,
 			  u8 *hfunc)
 {
@@ -207,23 +217,44 @@ static void ena_rxfh_read(struct ena_adapter *a, u32 *indir, u8 *key,
 }
 
 /*
- * Only the indirection table may be changed; it applies at once when up,
- * else at the next open.  Entries must name configured queues.
+ * Hash function (one the device offers) and key go to the device at once;
+ * the indirection table applies at once when up, else at the next open,
+ * and its entries must name configured queues.  Everything is checked
+ * before anything changes.
  */
 static int ena_rxfh_write(struct ena_adapter *a, const u32 *indir,
-			  const u8 *key, u8 hfunc)
+			  const u8 *key, u8 hfunc,
+			  struct netlink_ext_ack *extack)
 {
 	u32 old[ENA_RSS_TABLE_SIZE], i;
+	u8 func = 0;
 	int rc = 0;
 
-	if (key || (hfunc != ETH_RSS_HASH_NO_CHANGE &&
-		    hfunc != ena_hfunc_to_eth(a->hash_func)))
-		return -EOPNOTSUPP;
+	if (hfunc != ETH_RSS_HASH_NO_CHANGE) {
+		func = ena_hfunc_from_eth(hfunc);
+		if (!func || !(a->hash_funcs_supported & BIT(func))) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "hash function not offered by the device");
+			return -EOPNOTSUPP;
+		}
+	}
+	if (indir)
+		for (i = 0; i < ENA_RSS_TABLE_SIZE; i++)
+			if (indir[i] >= a->num_queues) {
+				NL_SET_ERR_MSG_MOD(extack,
+						   "table names a queue not configured");
+				return -EINVAL;
+			}
+	if (func || key) {
+		rc = ena_rss_set_hash(a, func, key);
+		if (rc) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the device refused the hash function or key");
+			return rc;
+		}
+	}
 	if (!indir)
 		return 0;
-	for (i = 0; i < ENA_RSS_TABLE_SIZE; i++)
-		if (indir[i] >= a->num_queues)
-			return -EINVAL;
 	memcpy(old, a->rss_ind, sizeof(old));
 	memcpy(a->rss_ind, indir, sizeof(old));
 	if (test_bit(ENA_F_QUEUES_UP, &a->flags))
@@ -243,13 +274,8 @@ static int ena_get_rxfh(struct net_device *nd, struct ethtool_rxfh_param *p)
 static int ena_set_rxfh(struct net_device *nd, struct ethtool_rxfh_param *p,
 			struct netlink_ext_ack *extack)
 {
-	int rc = ena_rxfh_write(netdev_priv(nd), p->indir, p->key, p->hfunc);
-
-	if (rc == -EINVAL)
-		NL_SET_ERR_MSG_MOD(extack, "table names a queue not configured");
-	else if (rc == -EOPNOTSUPP)
-		NL_SET_ERR_MSG_MOD(extack, "only the indirection table can change");
-	return rc;
+	return ena_rxfh_write(netdev_priv(nd), p->indir, p->key, p->hfunc,
+			      extack);
 }
 #else
 static int ena_get_rxfh(struct net_device *nd, u32 *indir, u8 *key, u8 *hfunc)
@@ -261,7 +287,7 @@ static int ena_get_rxfh(struct net_device *nd, u32 *indir, u8 *key, u8 *hfunc)
 static int ena_set_rxfh(struct net_device *nd, const u32 *indir,
 			const u8 *key, const u8 hfunc)
 {
-	return ena_rxfh_write(netdev_priv(nd), indir, key, hfunc);
+	return ena_rxfh_write(netdev_priv(nd), indir, key, hfunc, NULL);
 }
 #endif
 

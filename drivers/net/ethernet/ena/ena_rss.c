@@ -150,6 +150,41 @@ int ena_rss_probe(struct ena_adapter *a)
 	return 0;
 }
 
+/**
+ * ena_rss_set_hash() - change the hash function, the key, or both
+ * @a: adapter; RTNL held
+ * @func: ENA hash function (one the device offers), or 0 to keep it
+ * @key: ENA_HASH_KEY_WORDS words of key, or NULL to keep it
+ *
+ * Sent to the device at once (with the hash input, as every push does);
+ * kept for each later device bring-up.  On failure nothing changes.
+ *
+ * Return: 0, -EOPNOTSUPP for a function the device does not offer, or the
+ * admin error.
+ */
+int ena_rss_set_hash(struct ena_adapter *a, u8 func, const u8 *key)
+{
+	__le32 old_key[ENA_HASH_KEY_WORDS];
+	u8 old_func = a->hash_func;
+	int rc;
+
+	if (func && !(a->hash_funcs_supported & BIT(func)))
+		return -EOPNOTSUPP;
+	memcpy(old_key, a->hash_key->key, sizeof(old_key));
+	if (key)
+		memcpy(a->hash_key->key, key, sizeof(old_key));
+	if (func)
+		a->hash_func = func;
+	rc = ena_rss_push_hash(a);
+	if (rc) {
+		memcpy(a->hash_key->key, old_key, sizeof(old_key));
+		a->hash_func = old_func;
+		/* the device may hold either: send the old ones next time */
+		clear_bit(ENA_F_RSS_PUSHED, &a->flags);
+	}
+	return rc;
+}
+
 void ena_rss_free(struct ena_adapter *a)
 {
 	struct device *dev = &a->pdev->dev;

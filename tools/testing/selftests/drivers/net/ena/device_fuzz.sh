@@ -77,6 +77,13 @@ reset_times() {
 	dmesg | tail -n +"$1" | sed -n 's/.*device reset done in \([0-9]*\) us/\1/p' | sort -n |
 		awk '{ v[NR] = $1 } END { if (NR) printf "%d resets, median %d us, max %d us", NR, v[int((NR + 1) / 2)], v[NR]; else print "none" }'
 }
+# stall_report: what model and driver hold when the fuzzing stalls
+stall_report() {
+	ktap_diag "model: $(model_get ena0 queues | tr '\n' ';')"
+	ktap_diag "armed: $(qmp qom-get ena0 stat-fuzz-total stat-resets | tr '\n' ' ')"
+	cat /sys/kernel/debug/ena/*/queues 2>/dev/null | sed 's/^/# driver: /'
+	dmesg | tail -n 25 | sed 's/^/# dmesg: /'
+}
 # stat NAME: one global ethtool -S counter of $A
 stat() { eth_stat "$A" "$1"; }
 
@@ -108,6 +115,7 @@ if [ $base_ok = 1 ]; then
 			last=$n last_t=$SECONDS
 		elif [ $((SECONDS - last_t)) -ge "$stall_s" ]; then
 			why="no new corruption for ${stall_s} s: the driver does not recover"
+			stall_report
 			break
 		fi
 	done

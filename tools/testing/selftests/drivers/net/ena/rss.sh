@@ -8,6 +8,12 @@
 # per-queue packet counts are the in-tree ethtool -S names
 # (queue_<n>_rx_cnt), so the same test runs for both drivers.
 #
+# The hash key and function: a key set with ethtool -X hkey is the one
+# ethtool -x reports, and UDP flows land on the queue its Toeplitz hash and
+# the table say (rss_flows.py computes it); hfunc crc32 is taken and shown,
+# hfunc xor refused (the device offers Toeplitz and CRC32), and after
+# hfunc toeplitz and a down/up the key still steers as predicted.
+#
 # Each round sends ENA_RSS_FLOWS (16) connections of 256 KiB. The rounds that
 # steer to one queue are bounded by count (every queue, at most 8) and time
 # (at least 2, none added after ENA_RSS_BUDGET_S (60) seconds);
@@ -75,8 +81,32 @@ steered() {
 	[ "$total" -gt 0 ] && [ $(( DELTA[q] * 100 )) -ge $(( total * 95 )) ]
 }
 restored() { peer ethtool -X "$B" default && spread; }
+# predicted: UDP flows land where key and table say
+predicted() { python3 "$here/rss_flows.py" ena-peer "$B" "${1:-6}"; }
+KEY=$(for i in $(seq 40); do printf '%02x\n' $(( (i * 37 + 11) % 256 )); done | paste -sd:)
+key_set() {
+	local got
+	peer ethtool -X "$B" hkey "$KEY" || return 1
+	got=$(peer ethtool -x "$B" | awk '/^RSS hash key:/ { getline; print; exit }')
+	echo "set $KEY, ethtool -x: $got"
+	[ "$got" = "$KEY" ]
+}
+crc32_set() {
+	peer ethtool -X "$B" hfunc crc32 || return 1
+	peer ethtool -x "$B" | grep -E '^ *(toeplitz|crc32|xor):'
+	peer ethtool -x "$B" | grep -qE '^ *crc32: on' && ping_ok
+}
+xor_refused() {
+	! peer ethtool -X "$B" hfunc xor && peer ethtool -x "$B" | grep -qE '^ *crc32: on'
+}
+key_kept() {
+	peer ethtool -X "$B" hfunc toeplitz || return 1
+	peer ip link set "$B" down && peer ip link set "$B" up &&
+		wait_carrier "$B" 15 ena-peer && ping_ok && predicted 4
+}
 
-ktap_header 8
+here=$(cd "$(dirname "$0")" && pwd)
+ktap_header 13
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 setup() {
@@ -114,6 +144,19 @@ else
 	ktap_check "ethtool -X default spreads again" restored
 fi
 kill "$SRV" 2>/dev/null; SRV=
+ktap_check "ethtool -X hkey sets the key ethtool -x shows" key_set
+if [ "$NQ" -lt 2 ]; then
+	ktap_skip "UDP flows land on the queue the Toeplitz hash of the key says" "the receiver has $NQ queue(s)"
+else
+	ktap_check "UDP flows land on the queue the Toeplitz hash of the key says" predicted
+fi
+ktap_check "ethtool -X hfunc crc32 is taken and shown, traffic passes" crc32_set
+ktap_check "ethtool -X hfunc xor is refused, crc32 stays" xor_refused
+if [ "$NQ" -lt 2 ]; then
+	ktap_skip "back to toeplitz, after down/up the key still steers as predicted" "the receiver has $NQ queue(s)"
+else
+	ktap_check "back to toeplitz, after down/up the key still steers as predicted" key_kept
+fi
 ktap_check "traffic passes" ping_ok
 pair_teardown
 ktap_check "rmmod ena" ena_unload
