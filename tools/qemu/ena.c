@@ -221,6 +221,7 @@ struct EnaState {
     EnaSq *sqs;
     bool *vec_masked;
     bool *vec_pending;
+    bool *vec_unmasked;     /* the driver unmasked it since the reset */
     uint8_t *tx_frame;
 
     /* counters */
@@ -404,8 +405,10 @@ static uint16_t ena_fuzz_bad_id(EnaState *s, uint32_t depth)
 /*
  * Interrupt for @cq's vector, or pending while the vector is masked.
  * @fresh: for a completion just posted.  Device fuzzing loses only such an
- * interrupt: one re-sent at unmask may announce completions the driver
- * already took in its last poll, and losing it would be no fault at all.
+ * interrupt, and only once the driver has unmasked the vector since the
+ * device reset: one re-sent at unmask may announce completions the driver
+ * already took in its last poll, and the driver's first unmask of a queue
+ * it starts would announce a lost one again; neither loss is a fault.
  */
 static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
 {
@@ -422,7 +425,7 @@ static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
     s->vec_masked[v] = true;
     s->vec_pending[v] = false;
     if (s->fault_io_irq_drop ||
-        (fresh && ena_fuzz_hit(s, ENA_FUZZ_IRQ_DROP))) {
+        (fresh && s->vec_unmasked[v] && ena_fuzz_hit(s, ENA_FUZZ_IRQ_DROP))) {
         /* lost on the way: the device waits for an unmask that never comes */
         s->fault_io_irq_drop -= !!s->fault_io_irq_drop;
         trace_ena_io_fault("irq lost", v);
@@ -563,6 +566,7 @@ static void ena_drop_queues(EnaState *s)
     for (i = 0; i < s->nr_vectors; i++) {
         s->vec_masked[i] = false;
         s->vec_pending[i] = false;
+        s->vec_unmasked[i] = false;
     }
 }
 
@@ -2180,6 +2184,7 @@ static void ena_cq_unmask(EnaState *s, uint32_t idx, uint32_t val)
         return;
     }
     s->vec_masked[v] = false;
+    s->vec_unmasked[v] = true;
     if (s->vec_pending[v]) {
         ena_io_irq_raise(s, cq, false);
     }
@@ -3006,6 +3011,7 @@ static void ena_realize(PCIDevice *pd, Error **errp)
     s->sqs = g_new0(EnaSq, ena_nsq(s));
     s->vec_masked = g_new0(bool, s->nr_vectors);
     s->vec_pending = g_new0(bool, s->nr_vectors);
+    s->vec_unmasked = g_new0(bool, s->nr_vectors);
     s->tx_frame = g_malloc(ENA_TX_FRAME_MAX);
 
     s->admin_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_admin_timer_cb, s);
@@ -3040,6 +3046,7 @@ static void ena_exit(PCIDevice *pd)
     g_free(s->sqs);
     g_free(s->vec_masked);
     g_free(s->vec_pending);
+    g_free(s->vec_unmasked);
     g_free(s->tx_frame);
     s->cqs = NULL;
     s->sqs = NULL;
