@@ -159,8 +159,8 @@ int ena_rss_probe(struct ena_adapter *a)
  * Sent to the device at once (with the hash input, as every push does);
  * kept for each later device bring-up.  On failure nothing changes.
  *
- * Return: 0, -EOPNOTSUPP for a function the device does not offer, or the
- * admin error.
+ * Return: 0, -EOPNOTSUPP for a function the device does not offer (or a
+ * key for a device that offers none), or the admin error.
  */
 int ena_rss_set_hash(struct ena_adapter *a, u8 func, const u8 *key)
 {
@@ -168,7 +168,8 @@ int ena_rss_set_hash(struct ena_adapter *a, u8 func, const u8 *key)
 	u8 old_func = a->hash_func;
 	int rc;
 
-	if (func && !(a->hash_funcs_supported & BIT(func)))
+	if ((func && !(a->hash_funcs_supported & BIT(func))) ||
+	    (key && !a->hash_func))
 		return -EOPNOTSUPP;
 	memcpy(old_key, a->hash_key->key, sizeof(old_key));
 	if (key)
