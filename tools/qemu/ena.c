@@ -160,6 +160,7 @@ struct EnaState {
     uint64_t fuzz_seed;           /* 0: off */
     uint64_t fuzz_rng;            /* xorshift64* state */
     uint32_t fuzz_gap_max;        /* events of the kind let through first */
+    uint32_t fuzz_kinds;          /* bit per ENA_FUZZ_* kind drawn from */
     uint32_t fuzz_wait;
     int fuzz_kind;                /* armed kind, or -1 until the next reset */
     uint64_t fuzz_count[ENA_FUZZ_KINDS];
@@ -358,15 +359,16 @@ static void ena_fuzz_arm(EnaState *s)
     int k;
 
     s->fuzz_kind = -1;
-    if (!s->fuzz_seed) {
+    for (k = 0; k < ENA_FUZZ_KINDS; k++) {
+        total += (s->fuzz_kinds & BIT(k)) ? ena_fuzz_weight[k] : 0;
+    }
+    if (!s->fuzz_seed || !total) {
         return;
     }
-    for (k = 0; k < ENA_FUZZ_KINDS; k++) {
-        total += ena_fuzz_weight[k];
-    }
     pick = ena_fuzz_next(s) % total;
-    for (k = 0; pick >= ena_fuzz_weight[k]; k++) {
-        pick -= ena_fuzz_weight[k];
+    for (k = 0; !(s->fuzz_kinds & BIT(k)) || pick >= ena_fuzz_weight[k];
+         k++) {
+        pick -= (s->fuzz_kinds & BIT(k)) ? ena_fuzz_weight[k] : 0;
     }
     s->fuzz_kind = k;
     /*
@@ -2849,6 +2851,7 @@ static void ena_instance_init(Object *obj)
     s->fault_status_feature = -1;
     s->fuzz_kind = -1;
     s->fuzz_gap_max = 64;
+    s->fuzz_kinds = BIT(ENA_FUZZ_KINDS) - 1;
     s->max_queues = 8;
     s->llq_enabled = true;
 
@@ -2883,6 +2886,7 @@ static void ena_instance_init(Object *obj)
     object_property_add(obj, "fuzz-seed", "uint64", ena_get_u64,
                         ena_set_fuzz_seed, NULL, &s->fuzz_seed);
     ena_add_u32(obj, "fuzz-gap-max", &s->fuzz_gap_max, NULL);
+    ena_add_u32(obj, "fuzz-kinds", &s->fuzz_kinds, NULL);
     ena_add_stat(obj, "stat-fuzz-rx-reqid",
                  &s->fuzz_count[ENA_FUZZ_RX_REQID]);
     ena_add_stat(obj, "stat-fuzz-rx-len", &s->fuzz_count[ENA_FUZZ_RX_LEN]);
