@@ -165,7 +165,6 @@ struct EnaState {
     int fuzz_kind;                /* armed kind, or -1 until the next reset */
     uint64_t fuzz_count[ENA_FUZZ_KINDS];
     uint64_t fuzz_irq_dup;        /* IO interrupts sent twice */
-    uint64_t fuzz_total;          /* corruptions of every kind */
     uint32_t hint_missing_tx_ms;  /* HW_HINTS missing_tx_cmpl_timeout */
     uint32_t hint_missed_tx;      /* HW_HINTS missed_tx_cmpl_threshold */
     /* DEVICE_ATTRIBUTES capabilities and what GET_STATS 2..4 answer */
@@ -393,7 +392,6 @@ static bool ena_fuzz_hit(EnaState *s, int kind)
     }
     s->fuzz_kind = -1;
     s->fuzz_count[kind]++;
-    s->fuzz_total++;
     trace_ena_fuzz(kind, s->fuzz_count[kind]);
     return true;
 }
@@ -2615,7 +2613,6 @@ static void ena_stat_reset(Object *obj, bool val, Error **errp)
         memset(&s->st, 0, sizeof(s->st));
         memset(s->fuzz_count, 0, sizeof(s->fuzz_count));
         s->fuzz_irq_dup = 0;
-        s->fuzz_total = 0;
         s->react_count = 0;
         s->react_db_first = 0;
         s->react_probe = UINT32_MAX;
@@ -2743,6 +2740,12 @@ static void ena_get_stat(Object *obj, Visitor *v, const char *name,
         val = ena_react_stat(s, name);
     } else if (!strcmp(name, "stat-ring-bytes")) {
         val = ena_ring_bytes(s);
+    } else if (!strcmp(name, "stat-fuzz-total")) {
+        int k;
+
+        for (val = 0, k = 0; k < ENA_FUZZ_KINDS; k++) {
+            val += s->fuzz_count[k];
+        }
     } else {
         val = *(uint64_t *)opaque;
     }
@@ -2899,7 +2902,7 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-fuzz-admin-size",
                  &s->fuzz_count[ENA_FUZZ_ADMIN_SIZE]);
     ena_add_stat(obj, "stat-fuzz-irq-dup", &s->fuzz_irq_dup);
-    ena_add_stat(obj, "stat-fuzz-total", &s->fuzz_total);
+    ena_add_stat(obj, "stat-fuzz-total", NULL);
     ena_add_u32(obj, "hint-missed-tx", &s->hint_missed_tx, NULL);
 
     s->cm_mask = ENAHW_CM_ALL;
