@@ -535,7 +535,16 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	/* what netdev netlink reports: this NAPI serves both queues */
 	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_RX, &qp->napi);
 	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_TX, &qp->napi);
-	ena_unmask_irq(qp);
+	/*
+	 * A first poll, which unmasks the vector when it is done.  It takes
+	 * in what the device completed before NAPI was enabled: the RX
+	 * buffers posted above can be filled at once, and the interrupt for
+	 * that (armed in a device just reset) found NAPI disabled and was
+	 * lost; nothing else would announce those completions.
+	 */
+	local_bh_disable();
+	napi_schedule(&qp->napi);
+	local_bh_enable();
 	/*
 	 * Wake, not start: packets the qdisc held back while this queue was
 	 * stopped (a restart by -G or a reset under traffic) must be sent now,
