@@ -6,6 +6,8 @@
 #   make test    make check, then the selftests in guests; ends "N passed, N failed"
 #                (time-bounded loops; at most 45 minutes on a slow machine)
 #   make test-long  the same with full loop counts and the long-only tests
+#   make setup-debug  build the debug kernel (KASAN, lockdep, kmemleak, ...)
+#   make test-debug   make test's selftests of our driver on the debug kernel
 #   make run     the demo: two devices, our driver, ping, a short report
 #   make bench   benchmarks into bench/results/
 #
@@ -27,7 +29,7 @@ endif
 MODULES := $(foreach r,$(RELEASES),build/$(r)/ena.ko)
 JOBS ?= 2
 
-.PHONY: all modules setup check test test-long run bench clean dkms-check FORCE
+.PHONY: all modules setup setup-debug check test test-long test-debug run bench clean dkms-check FORCE
 all: modules
 
 modules: $(if $(wildcard $(DRV_DIR)/Kbuild),$(MODULES),no-driver)
@@ -61,6 +63,12 @@ test:
 
 test-long:
 	ENA_TEST_LONG=1 tools/testing/run-tests
+
+setup-debug:
+	tools/setup-debug.sh
+
+test-debug: setup-debug
+	ENA_TEST_DEBUG=1 tools/testing/run-tests
 
 run:
 	tools/demo.sh

@@ -1,0 +1,66 @@
+#!/bin/bash
+# make setup-debug: build the debug kernel that make test-debug boots, from
+# Debian's linux-source-6.12 (installed by make setup): x86_64_defconfig
+# with tools/testing/vm/debug.config merged over it (KASAN, lockdep,
+# kmemleak, DMA-API debugging, UBSAN, atomic-sleep checks, and what the
+# guests need, built in). About an hour of both CPUs on this machine kind.
+#
+# The result sits beside the Debian kernels, so the guest runner boots it as
+# `--kernel 6.12-debug`: $ENA_CACHE/kernels/<release>/{boot,lib/modules}
+# and the link $ENA_CACHE/kernels/6.12-debug. The build tree stays, as the
+# kernel tree our module builds against: $ENA_CACHE/debug-kernel/current
+# (make KDIR=$ENA_CACHE/debug-kernel/current). Cached by the source package
+# and the configuration: run again, it does nothing unless one of them
+# changed. ENA_DEBUG_NICE (default 10): the build's nice level, so that it
+# does not slow guests running beside it more than it must.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tools/lib.sh"
+frag=$top/tools/testing/vm/debug.config
+srcball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
+[ -n "$srcball" ] || { echo "setup-debug: no /usr/src/linux-source-6.12.tar.*: run 'make setup'" >&2; exit 1; }
+
+hash=$( (stat -c '%n %s %Y' "$srcball"; cat "$frag" "$0") | sha256sum | cut -c1-16)
+base=$ENA_CACHE/debug-kernel
+work=$base/$hash
+tree=$work/linux-source-6.12
+done_mark=$work/installed
+if [ -f "$done_mark" ]; then
+	ln -sfn "$hash/linux-source-6.12" "$base/current"
+	ln -sfn "$(cat "$done_mark")" "$ENA_CACHE/kernels/6.12-debug"
+	echo "setup-debug: up to date ($(cat "$done_mark"))"
+	exit 0
+fi
+
+mk() { nice -n "${ENA_DEBUG_NICE:-10}" make -s -C "$tree" "$@"; }
+if [ ! -f "$tree/Makefile" ]; then
+	echo "setup-debug: extracting $(basename "$srcball")"
+	rm -rf "$work"; mkdir -p "$work"
+	tar -C "$work" -xf "$srcball"
+fi
+echo "setup-debug: configuring (x86_64_defconfig + $(basename "$frag"))"
+mk LOCALVERSION=-ena-debug x86_64_defconfig
+(cd "$tree" && scripts/kconfig/merge_config.sh -m -O "$tree" "$tree/.config" "$frag" > /dev/null)
+mk LOCALVERSION=-ena-debug olddefconfig
+# every setting of the fragment must have survived the dependency checks
+bad=$(grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "$frag" | while read -r line; do
+	case $line in
+	'# '*) opt=${line#\# }; opt=${opt% is not set}
+	       grep -q "^$opt=[ym]" "$tree/.config" && echo "$opt still set";;
+	*) grep -qx "$line" "$tree/.config" || echo "$line not taken";;
+	esac
+done || true)
+[ -z "$bad" ] || { echo "$bad" | sed 's/^/setup-debug: /' >&2; exit 1; }
+
+rel=$(mk LOCALVERSION=-ena-debug kernelrelease)
+echo "setup-debug: building $rel on $(nproc) CPUs"
+mk LOCALVERSION=-ena-debug -j"$(nproc)" bzImage modules
+kroot=$ENA_CACHE/kernels/$rel
+rm -rf "$kroot"; mkdir -p "$kroot/boot"
+mk LOCALVERSION=-ena-debug INSTALL_MOD_PATH="$kroot" INSTALL_MOD_STRIP=1 modules_install
+cp "$tree/arch/x86/boot/bzImage" "$kroot/boot/vmlinuz-$rel"
+cp "$tree/.config" "$kroot/boot/config-$rel"
+echo "$rel" > "$done_mark"
+ln -sfn "$hash/linux-source-6.12" "$base/current"
+ln -sfn "$rel" "$ENA_CACHE/kernels/6.12-debug"
+echo "setup-debug: $kroot (boot it with --kernel 6.12-debug)"
