@@ -62,5 +62,9 @@ cp "$tree/arch/x86/boot/bzImage" "$kroot/boot/vmlinuz-$rel"
 cp "$tree/.config" "$kroot/boot/config-$rel"
 echo "$rel" > "$done_mark"
 ln -sfn "$hash/linux-source-6.12" "$base/current"
+# trees of an older source or configuration: about 4 GB each
+for d in "$base"/*/; do
+	[ "$(basename "$d")" = "$hash" ] || rm -rf "$d"
+done
 ln -sfn "$rel" "$ENA_CACHE/kernels/6.12-debug"
 echo "setup-debug: $kroot (boot it with --kernel 6.12-debug)"
