@@ -11,7 +11,7 @@
 # kernel tree our module builds against: $ENA_CACHE/debug-kernel/current
 # (make KDIR=$ENA_CACHE/debug-kernel/current). Cached by the source package
 # and the configuration: run again, it does nothing unless one of them
-# changed. ENA_DEBUG_NICE (default 10): the build's nice level, so that it
+# changed (a new fragment rebuilds in place, a new source from scratch). ENA_DEBUG_NICE (default 10): the build's nice level, so that it
 # does not slow guests running beside it more than it must.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,24 +20,28 @@ frag=$top/tools/testing/vm/debug.config
 srcball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
 [ -n "$srcball" ] || { echo "setup-debug: no /usr/src/linux-source-6.12.tar.*: run 'make setup'" >&2; exit 1; }
 
-hash=$( (stat -c '%n %s %Y' "$srcball"; cat "$frag" "$0") | sha256sum | cut -c1-16)
 base=$ENA_CACHE/debug-kernel
-work=$base/$hash
-tree=$work/linux-source-6.12
-done_mark=$work/installed
-if [ -f "$done_mark" ]; then
-	ln -sfn "$hash/linux-source-6.12" "$base/current"
-	ln -sfn "$(cat "$done_mark")" "$ENA_CACHE/kernels/6.12-debug"
-	echo "setup-debug: up to date ($(cat "$done_mark"))"
+tree=$base/linux-source-6.12
+src_id=$(stat -c '%n %s %Y' "$srcball")
+# the build is up to date when neither the source package nor the fragment
+# changed; a changed fragment rebuilds in place (make redoes what changed)
+want=$( (echo "$src_id"; cat "$frag") | sha256sum | cut -c1-16)
+if [ "$(cat "$base/installed" 2>/dev/null | cut -d' ' -f1)" = "$want" ]; then
+	rel=$(cut -d' ' -f2 "$base/installed")
+	ln -sfn linux-source-6.12 "$base/current"
+	ln -sfn "$rel" "$ENA_CACHE/kernels/6.12-debug"
+	echo "setup-debug: up to date ($rel)"
 	exit 0
 fi
 
 mk() { nice -n "${ENA_DEBUG_NICE:-10}" make -s -C "$tree" "$@"; }
-if [ ! -f "$tree/Makefile" ]; then
+if [ ! -f "$tree/Makefile" ] || [ "$(cat "$base/source" 2>/dev/null)" != "$src_id" ]; then
 	echo "setup-debug: extracting $(basename "$srcball")"
-	rm -rf "$work"; mkdir -p "$work"
-	tar -C "$work" -xf "$srcball"
+	rm -rf "$base"; mkdir -p "$base"
+	tar -C "$base" -xf "$srcball"
+	echo "$src_id" > "$base/source"
 fi
+rm -f "$base/installed"
 echo "setup-debug: configuring (x86_64_defconfig + $(basename "$frag"))"
 mk LOCALVERSION=-ena-debug x86_64_defconfig
 (cd "$tree" && scripts/kconfig/merge_config.sh -m -O "$tree" "$tree/.config" "$frag" > /dev/null)
@@ -60,11 +64,7 @@ rm -rf "$kroot"; mkdir -p "$kroot/boot"
 mk LOCALVERSION=-ena-debug INSTALL_MOD_PATH="$kroot" INSTALL_MOD_STRIP=1 modules_install
 cp "$tree/arch/x86/boot/bzImage" "$kroot/boot/vmlinuz-$rel"
 cp "$tree/.config" "$kroot/boot/config-$rel"
-echo "$rel" > "$done_mark"
-ln -sfn "$hash/linux-source-6.12" "$base/current"
-# trees of an older source or configuration: about 4 GB each
-for d in "$base"/*/; do
-	[ "$(basename "$d")" = "$hash" ] || rm -rf "$d"
-done
+echo "$want $rel" > "$base/installed"
+ln -sfn linux-source-6.12 "$base/current"
 ln -sfn "$rel" "$ENA_CACHE/kernels/6.12-debug"
 echo "setup-debug: $kroot (boot it with --kernel 6.12-debug)"
