@@ -2,7 +2,10 @@
 # make bench: measure side by side, in one guest per kernel, alternating
 # variants, and write bench/results/<date>-<kernel>.md plus PNG plots.
 #   BENCH_REPS (10), BENCH_LATENCIES ("0 10 50 200 1000 5000"), BENCH_KERNELS ("6.1 6.12")
-#   BENCH_PARTS ("probe reconfig boot"): which parts run, e.g. BENCH_PARTS=boot make bench
+#   BENCH_PARTS ("probe reconfig boot"): which parts run, e.g. BENCH_PARTS=boot make bench;
+#   "datapath" (stock vs ours throughput, packets, latency, interrupts, CPU;
+#   BENCH_DP_KERNELS ("6.12"), BENCH_REPS rounds, BENCH_DP_SECONDS per test)
+#   runs only when asked
 #   BENCH_TAG: appended to the probe part's file names, so a focused run
 #   (e.g. BENCH_LATENCIES=50 BENCH_REPS=20 BENCH_TAG=50us) keeps the sweep
 set -euo pipefail
@@ -59,5 +62,18 @@ for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	BENCH_HOST_LOAD=$(cut -d' ' -f1-3 /proc/loadavg) ENA_KO=$top/$ko BENCH_OUT=$top/$out \
 		tools/testing/vm/run --kernel "$k" --ena 4 --timeout 3600 -- bench/guest-boot.sh
 	python3 bench/report.py boot "$out" "bench/results/$date-$rel-boot"
+done
+fi
+# datapath, stock vs ours alternating round by round in one guest per kernel
+if part datapath; then
+for k in ${BENCH_DP_KERNELS:-6.12}; do
+	rel=$(ena_kernel_release "$k")
+	out=$raw/$date-$rel-datapath.jsonl
+	: > "$out"
+	snapshot_ko "$rel"
+	echo "bench: datapath on $rel"
+	ENA_KO=$top/$ko BENCH_OUT=$top/$out BENCH_REPS=${BENCH_REPS:-5} \
+		tools/testing/vm/run --kernel "$k" --ena 2 --timeout 7200 -- bench/guest-datapath.sh
+	python3 bench/report.py datapath "$out" "bench/results/$date-$rel-datapath"
 done
 fi

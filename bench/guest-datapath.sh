@@ -1,0 +1,100 @@
+#!/bin/bash
+# Guest side of the datapath benchmark (make bench, BENCH_PARTS=datapath):
+# two model devices on one wire, the second in netns "ena-peer", both driven
+# by the driver under test; the stock driver and ours alternate round by
+# round (odd rounds stock first, even rounds ours first) in this one guest.
+# Each round and driver: TCP 1 and 4 streams (iperf3), UDP with 64-byte
+# payloads at full rate (received packets per second), and UDP ping-pong
+# latency (sockperf, the median of its half round trips). Beside each: the
+# ena IO interrupts of both devices per packet both devices moved, and the
+# guest's busy CPU time (user, system, irq, softirq) per GB received.
+# One JSON line per driver, round and test into $BENCH_OUT.
+#   BENCH_REPS rounds (5), BENCH_DP_SECONDS per test (10)
+set -uo pipefail
+. "$ENA_TOP/tools/testing/selftests/drivers/net/ena/ena_lib.sh"
+out=${BENCH_OUT:?}
+reps=${BENCH_REPS:-5}
+secs=${BENCH_DP_SECONDS:-10}
+
+# ena IO interrupts so far, every CPU, both devices
+io_irqs() {
+	awk '$NF ~ /-Tx-Rx-[0-9]+$/ {for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) s += $i} END {print s + 0}' \
+		/proc/interrupts
+}
+# packets both interfaces moved (RX + TX of each)
+packets() {
+	local a b
+	a=$(($(cat "/sys/class/net/$A/statistics/rx_packets") + $(cat "/sys/class/net/$A/statistics/tx_packets")))
+	b=$(ip netns exec ena-peer cat "/sys/class/net/$B/statistics/rx_packets" \
+		"/sys/class/net/$B/statistics/tx_packets" | paste -sd+ | bc)
+	echo $((a + b))
+}
+# busy CPU time of the guest in jiffies (USER_HZ)
+cpu_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
+
+# measure TEST CMD...: run one test, write its record; CMD prints
+# "VALUE BYTES" (BYTES: payload received, for CPU per GB)
+measure() {
+	local test=$1 i0 p0 c0 res i1 p1 c1 value bytes
+	shift
+	i0=$(io_irqs) p0=$(packets) c0=$(cpu_busy)
+	res=$("$@") || res=""
+	i1=$(io_irqs) p1=$(packets) c1=$(cpu_busy)
+	read -r value bytes <<< "$res"
+	if [ -z "$value" ]; then
+		echo "# $ENA_DRIVER round $round $test: failed"
+		return
+	fi
+	python3 -c 'import json, sys
+d, r, t, v, b, irq, pk, cpu = sys.argv[1:]
+b, irq, pk, cpu = int(b), int(irq), int(pk), int(cpu) / 100
+print(json.dumps({"kernel": d.split("/")[0], "driver": d.split("/")[1], "round": int(r),
+    "test": t, "value": float(v), "irqs": irq, "packets": pk,
+    "irq_per_pkt": irq / pk if pk else None, "cpu_s": cpu,
+    "cpu_s_per_gb": cpu / (b / 1e9) if b else None}))' \
+		"$(uname -r)/$ENA_DRIVER" "$round" "$test" "$value" "${bytes:-0}" \
+		$((i1 - i0)) $((p1 - p0)) $((c1 - c0)) >> "$out"
+	echo "# $ENA_DRIVER round $round $test: $value ($((i1 - i0)) irqs, $((p1 - p0)) packets)"
+}
+
+# iperf3 client against the peer; prints "Mbit/s bytes" or "pps bytes"
+tcp() {
+	iperf3 -c 10.77.0.2 -t "$secs" -P "$1" -J 2>/dev/null | python3 -c 'import json, sys
+s = json.load(sys.stdin)["end"]["sum_received"]
+print(s["bits_per_second"] / 1e6, s["bytes"])'
+}
+udp64() {
+	iperf3 -c 10.77.0.2 -u -b 0 -l 64 -t "$secs" -J 2>/dev/null | python3 -c 'import json, sys
+s = json.load(sys.stdin)["end"]["sum_received"]
+print((s["packets"] - s["lost_packets"]) / s["seconds"], s["bytes"])'
+}
+# half round trip in us, median
+rr() {
+	sockperf ping-pong -i 10.77.0.2 -p 11111 -t "$secs" 2>/dev/null |
+		awk '/percentile 50.000 =/ {print $NF, 0; found = 1} END {exit !found}'
+}
+
+one_driver() {
+	export ENA_DRIVER=$1
+	ena_load || { echo "# $1: load failed"; return; }
+	ena_wait_ifaces 2 || { echo "# $1: interfaces missing"; ena_unload; return; }
+	pair_setup && wait_carrier "$A" && wait_carrier "$B" 15 ena-peer && ping_ok ||
+		{ echo "# $1: no link"; pair_teardown; ena_unload; return; }
+	ip netns exec ena-peer iperf3 -s -D -B 10.77.0.2 --pidfile /tmp/ena-iperf3.pid
+	ip netns exec ena-peer sockperf server -i 10.77.0.2 -p 11111 > /dev/null 2>&1 &
+	local sp=$!
+	sleep 1
+	measure tcp1 tcp 1
+	measure tcp4 tcp 4
+	measure udp64_pps udp64
+	measure rr_us rr
+	kill "$sp" "$(cat /tmp/ena-iperf3.pid)" 2>/dev/null
+	wait "$sp" 2>/dev/null
+	pair_teardown
+	ena_unload
+}
+
+for ((round = 1; round <= reps; round++)); do
+	if [ $((round % 2)) = 1 ]; then order="stock ours"; else order="ours stock"; fi
+	for d in $order; do one_driver "$d"; done
+done
