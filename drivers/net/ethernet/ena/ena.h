@@ -50,6 +50,12 @@
  */
 #define ENA_RX_FRAG_SIZE		2048
 #define ENA_RX_MAX_DESCS_PER_PKT	16
+/*
+ * Frames up to this many bytes in one buffer are copied into a new small
+ * skb and their buffer goes straight back to the page pool (ethtool
+ * --set-tunable rx-copybreak); the in-tree driver's default.
+ */
+#define ENA_RX_COPYBREAK_DEFAULT	(256 - NET_IP_ALIGN)
 #define ENA_TX_CQ_ENTRY_WORDS		(sizeof(struct ena_tx_cdesc) / 4)
 #define ENA_RX_CQ_ENTRY_WORDS		(sizeof(struct ena_rx_cdesc) / 4)
 /* Health */
@@ -113,6 +119,7 @@ struct ena_queue_stats {
 	u64 rx_bad_desc_num;	/* more buffers than an skb holds */
 	u64 rx_bad_req_id;
 	u64 rx_bad_len;		/* completion length 0 or past the buffer */
+	u64 rx_copybreak;	/* frames copied into a small skb */
 	u64 rx_dropped;
 	u64 napi_polls;
 	u64 napi_completes;
@@ -349,6 +356,7 @@ struct ena_adapter {
 	u32 num_queues;		/* configured channels */
 	u32 tx_ring_size;
 	u32 rx_ring_size;
+	u32 rx_copybreak;	/* bytes; read by NAPI with READ_ONCE */
 	struct ena_qp *qps;			/* [max_queues] */
 	struct ena_queue_stats *qstats;		/* [max_queues] */
 

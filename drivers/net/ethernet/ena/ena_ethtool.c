@@ -291,6 +291,39 @@ static int ena_set_rxfh(struct net_device *nd, const u32 *indir,
 }
 #endif
 
+static int ena_get_tunable(struct net_device *nd,
+			   const struct ethtool_tunable *t, void *data)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	if (t->id != ETHTOOL_RX_COPYBREAK)
+		return -EOPNOTSUPP;
+	*(u32 *)data = a->rx_copybreak;
+	return 0;
+}
+
+/*
+ * rx-copybreak: frames up to this size are copied out of their buffer.  At
+ * most the MTU and a page, as in the in-tree driver; the tunable call has
+ * no extack, so a refusal is explained in the log.
+ */
+static int ena_set_tunable(struct net_device *nd,
+			   const struct ethtool_tunable *t, const void *data)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+	u32 v = *(const u32 *)data, max = min_t(u32, nd->mtu, PAGE_SIZE);
+
+	if (t->id != ETHTOOL_RX_COPYBREAK)
+		return -EOPNOTSUPP;
+	if (v > max) {
+		netdev_info(nd, "rx-copybreak %u refused: above %u (the MTU and the page size)\n",
+			    v, max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(a->rx_copybreak, v);
+	return 0;
+}
+
 static const struct ethtool_ops ena_ethtool_ops = {
 	.get_drvinfo		= ena_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
@@ -307,6 +340,8 @@ static const struct ethtool_ops ena_ethtool_ops = {
 	.get_rxfh_key_size	= ena_get_rxfh_key_size,
 	.get_rxfh		= ena_get_rxfh,
 	.set_rxfh		= ena_set_rxfh,
+	.get_tunable		= ena_get_tunable,
+	.set_tunable		= ena_set_tunable,
 };
 
 void ena_ethtool_set_ops(struct net_device *nd)

@@ -118,6 +118,7 @@ static void ena_size_queues(struct ena_adapter *a)
 					    a->llq.max_depth) :
 					a->dev_max_tx_depth);
 	a->rx_ring_size = ena_ring_size(a->dev_max_rx_depth);
+	a->rx_copybreak = ENA_RX_COPYBREAK_DEFAULT;
 }
 
 static int ena_qps_alloc(struct ena_adapter *a)

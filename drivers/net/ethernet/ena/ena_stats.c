@@ -16,6 +16,7 @@ struct ena_qsnap {
 	u64 rx_bytes, rx_csum_good, rx_csum_bad, rx_csum_unchecked;
 	u64 rx_alloc_fail, rx_skb_alloc_fail;
 	u64 rx_bad_desc_num, rx_bad_req_id, rx_bad_len, rx_dropped, napi_polls;
+	u64 rx_copybreak;
 	u64 napi_completes, unmasks, page_allocs, page_frees;
 	u64 tx_stops, tx_linearize, tx_linearize_failed, tx_llq_hdr_pull;
 	u64 tx_dropped, tx_dma_err, tx_doorbells, tx_needs_csum;
@@ -47,6 +48,7 @@ static void ena_qsnap(const struct ena_queue_stats *st, struct ena_qsnap *s)
 		s->rx_bad_req_id = st->rx_bad_req_id;
 		s->rx_bad_len = st->rx_bad_len;
 		s->rx_dropped = st->rx_dropped;
+		s->rx_copybreak = st->rx_copybreak;
 		s->napi_polls = st->napi_polls;
 		s->napi_completes = st->napi_completes;
 		s->unmasks = st->unmasks;
@@ -111,7 +113,7 @@ static const struct ena_qstat_desc ena_intree_tx[] = {
 static const struct ena_qstat_desc ena_intree_rx[] = {
 	ENA_QS("cnt", rx_packets),
 	ENA_QS("bytes", rx_bytes),
-	ENA_QS("rx_copybreak_pkt", never),
+	ENA_QS("rx_copybreak_pkt", rx_copybreak),
 	ENA_QS("csum_good", rx_csum_good),
 	/* a refill stops at its first failed allocation: one each */
 	ENA_QS("refil_partial", rx_alloc_fail),

@@ -594,6 +594,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 	struct device *dev = &a->pdev->dev;
 	u32 mask = rx->depth - 1, pkts = 0, bytes = 0, good = 0, bad = 0;
 	u32 handed = 0, dropped = 0, unchecked = 0, skb_fail = 0, bad_descs = 0;
+	u32 copybreak = READ_ONCE(a->rx_copybreak), copied = 0;
 	int rc = 0;
 
 	while (pkts < budget) {
@@ -660,14 +661,17 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 			continue;
 		}
 		if (!skb) {
+			void *va = page_address(page) + boff;
+			bool copy = len <= copybreak && (status & ENA_RXC_LAST);
+
 			/*
 			 * eth_type_trans() needs the Ethernet header in the
 			 * first buffer: a device that splits it is wrong, and
 			 * the packet is dropped like one with no skb.
 			 */
 			if (likely(len >= ETH_HLEN))
-				skb = napi_build_skb(page_address(page) + boff,
-						     ENA_RX_FRAG_SIZE);
+				skb = copy ? napi_alloc_skb(&qp->napi, len) :
+					     napi_build_skb(va, ENA_RX_FRAG_SIZE);
 			if (unlikely(!skb)) {
 				if (len >= ETH_HLEN)
 					skb_fail++;
@@ -676,9 +680,16 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 				rx->drop_rest = !(status & ENA_RXC_LAST);
 				continue;
 			}
-			skb_mark_for_recycle(skb);
-			skb_reserve(skb, ENA_RX_HEADROOM + off);
-			__skb_put(skb, len);
+			if (copy) {
+				/* the buffer goes back to the pool at once */
+				skb_put_data(skb, va + ENA_RX_HEADROOM + off, len);
+				page_pool_put_full_page(rx->pool, page, true);
+				copied++;
+			} else {
+				skb_mark_for_recycle(skb);
+				skb_reserve(skb, ENA_RX_HEADROOM + off);
+				__skb_put(skb, len);
+			}
 		} else if (skb_shinfo(skb)->nr_frags < MAX_SKB_FRAGS) {
 			skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page,
 					boff + ENA_RX_HEADROOM + off, len,
@@ -727,6 +738,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 	qp->stats->rx_csum_unchecked += unchecked;
 	qp->stats->rx_skb_alloc_fail += skb_fail;
 	qp->stats->rx_bad_desc_num += bad_descs;
+	qp->stats->rx_copybreak += copied;
 	qp->stats->rx_dropped += dropped;
 	qp->stats->page_frees += handed;
 	u64_stats_update_end(&qp->stats->napi_sync);

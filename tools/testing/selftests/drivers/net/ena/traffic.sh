@@ -15,7 +15,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ktap_header 17
+ktap_header 18
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 ktap_check "load $ENA_DRIVER driver" ena_load
@@ -64,6 +64,27 @@ jumbo() {
 		ip netns exec ena-peer ping -q -c 3 -i 0.2 -W 2 -M do -s 8000 10.77.0.1 >/dev/null
 }
 ktap_check "mtu 9000, 8000-byte ping both ways" jumbo
+# rx-copybreak (the in-tree driver's tunable and counter): small frames are
+# copied out of their buffer, up to 256 bytes by default; 0 turns it off; a
+# value above the MTU or a page is refused
+cb_count() { eth_stat_sum "$A" '^queue_[0-9]+_rx_rx_copybreak_pkt$'; }
+cb_pings() { ip netns exec ena-peer ping -q -c 5 -i 0.2 -W 2 -s 100 10.77.0.1 >/dev/null; }
+copybreak() {
+	local cb n0 n1 n2
+	cb=$(ethtool --get-tunable "$A" rx-copybreak | awk '/rx-copybreak/ {print $NF}')
+	n0=$(cb_count)
+	cb_pings || return 1
+	n1=$(cb_count)
+	ethtool --set-tunable "$A" rx-copybreak 0 && cb_pings || return 1
+	n2=$(cb_count)
+	echo "rx-copybreak $cb: 5 pings of 142-byte frames copied $((n1 - n0)); with 0: $((n2 - n1))"
+	if ethtool --set-tunable "$A" rx-copybreak 100000 2>/dev/null; then
+		echo "rx-copybreak 100000 taken"; return 1
+	fi
+	ethtool --set-tunable "$A" rx-copybreak "$cb" || return 1
+	[ "$cb" = 256 ] && [ $((n1 - n0)) -ge 5 ] && [ "$n2" = "$n1" ]
+}
+ktap_check "rx-copybreak: default 256, small frames copied and counted, 0 turns it off" copybreak
 # once probe has its management interrupt, that interrupt serves admin
 # commands: probe's RSS setup, open, -L, -G and the MTU change above must
 # not have polled once
