@@ -450,7 +450,8 @@ static void ena_qp_reset_indices(struct ena_qp *qp)
  * @qid: queue index; allocated, not started
  *
  * Sends CREATE_CQ+CREATE_SQ for TX, then for RX, takes the IO vector,
- * fills the RX ring and opens the TX queue.
+ * fills the RX ring, enables NAPI and schedules its first poll (which
+ * unmasks the vector), and opens the TX queue.
  *
  * Return: 0 or a negative errno; on failure the queue is left allocated
  * and stopped, with nothing created on the device.
