@@ -29,32 +29,44 @@ packets() {
 		"/sys/class/net/$B/statistics/tx_packets" | paste -sd+ | bc)
 	echo $((a + b))
 }
+# NAPI polls and unmasks of both interfaces (the in-tree names, which both
+# drivers print): "polls unmasks"
+napi_counts() {
+	{ ethtool -S "$A"; ip netns exec ena-peer ethtool -S "$B"; } | awk '
+		$1 ~ /^queue_[0-9]+_tx_tx_poll:$/ {p += $2}
+		$1 ~ /^queue_[0-9]+_tx_unmask_interrupt:$/ {u += $2}
+		END {print p + 0, u + 0}'
+}
 # busy CPU time of the guest in jiffies (USER_HZ)
 cpu_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
 
 # measure TEST CMD...: run one test, write its record; CMD prints
 # "VALUE BYTES" (BYTES: payload received, for CPU per GB)
 measure() {
-	local test=$1 i0 p0 c0 res i1 p1 c1 value bytes
+	local test=$1 i0 p0 c0 res i1 p1 c1 value bytes n0 u0 n1 u1
 	shift
+	read -r n0 u0 <<< "$(napi_counts)"
 	i0=$(io_irqs) p0=$(packets) c0=$(cpu_busy)
 	res=$("$@") || res=""
 	i1=$(io_irqs) p1=$(packets) c1=$(cpu_busy)
+	read -r n1 u1 <<< "$(napi_counts)"
 	read -r value bytes <<< "$res"
 	if [ -z "$value" ]; then
 		echo "# $ENA_DRIVER round $round $test: failed"
 		return
 	fi
 	python3 -c 'import json, sys
-d, r, t, v, b, irq, pk, cpu = sys.argv[1:]
+d, r, t, v, b, irq, pk, cpu, polls, unmasks = sys.argv[1:]
 b, irq, pk, cpu = int(b), int(irq), int(pk), int(cpu) / 100
 print(json.dumps({"kernel": d.split("/")[0], "driver": d.split("/")[1], "round": int(r),
     "test": t, "value": float(v), "irqs": irq, "packets": pk,
+    "napi_polls": int(polls), "unmasks": int(unmasks),
     "irq_per_pkt": irq / pk if pk else None, "cpu_s": cpu,
     "cpu_s_per_gb": cpu / (b / 1e9) if b else None}))' \
 		"$(uname -r)/$ENA_DRIVER" "$round" "$test" "$value" "${bytes:-0}" \
-		$((i1 - i0)) $((p1 - p0)) $((c1 - c0)) >> "$out"
-	echo "# $ENA_DRIVER round $round $test: $value ($((i1 - i0)) irqs, $((p1 - p0)) packets)"
+		$((i1 - i0)) $((p1 - p0)) $((c1 - c0)) $((n1 - n0)) $((u1 - u0)) >> "$out"
+	echo "# $ENA_DRIVER round $round $test: $value ($((i1 - i0)) irqs, $((p1 - p0)) packets," \
+		"$((n1 - n0)) NAPI polls, $((u1 - u0)) unmasks)"
 }
 
 # iperf3 client against the peer; prints "Mbit/s bytes" or "pps bytes"

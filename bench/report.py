@@ -469,6 +469,22 @@ def datapath(raw, prefix):
               else "- | -")
         lines.append(f"| {name} | {unit} | {med(s):.4g} | {med(o):.4g} | {ratio:.2f} | {rng(s)} | {rng(o)} "
                      f"| {med(ip_s):.3f} | {med(ip_o):.3f} | {cg} |")
+    lines += ["", "NAPI behaviour (medians): packets per NAPI poll and IO interrupts per poll, both",
+              "devices; the two drivers print the same in-tree counters (`tx_poll`, `unmask_interrupt`).",
+              "", "| test | pkts/poll stock | pkts/poll ours | irqs/poll stock | irqs/poll ours "
+              "| unmasks/irq stock | unmasks/irq ours |", "|---|---|---|---|---|---|---|"]
+
+    def per(drv, test, num, den):
+        xs = [r[num] / r[den] for r in recs if r["driver"] == drv and r["test"] == test
+              and r.get(num) is not None and r.get(den)]
+        return f"{med(xs):.3g}" if xs else "-"
+    for test, name, _, _ in DP_TESTS:
+        if not vals("stock", test) and not vals("ours", test):
+            continue
+        lines.append(f"| {name} | {per('stock', test, 'packets', 'napi_polls')} "
+                     f"| {per('ours', test, 'packets', 'napi_polls')} "
+                     f"| {per('stock', test, 'irqs', 'napi_polls')} | {per('ours', test, 'irqs', 'napi_polls')} "
+                     f"| {per('stock', test, 'unmasks', 'irqs')} | {per('ours', test, 'unmasks', 'irqs')} |")
     with open(prefix + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     dat = prefix + ".dat"
