@@ -43,9 +43,9 @@ if [ ! -f "$tree/Makefile" ] || [ "$(cat "$base/source" 2>/dev/null)" != "$src_i
 fi
 rm -f "$base/installed"
 echo "setup-debug: configuring (x86_64_defconfig + $(basename "$frag"))"
-mk LOCALVERSION=-ena-debug x86_64_defconfig
+mk x86_64_defconfig
 (cd "$tree" && scripts/kconfig/merge_config.sh -m -O "$tree" "$tree/.config" "$frag" > /dev/null)
-mk LOCALVERSION=-ena-debug olddefconfig
+mk olddefconfig
 # every setting of the fragment must have survived the dependency checks
 bad=$(grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "$frag" | while read -r line; do
 	case $line in
@@ -56,12 +56,13 @@ bad=$(grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "$frag" | w
 done || true)
 [ -z "$bad" ] || { echo "$bad" | sed 's/^/setup-debug: /' >&2; exit 1; }
 
-rel=$(mk LOCALVERSION=-ena-debug kernelrelease)
-echo "setup-debug: building $rel on $(nproc) CPUs"
-mk LOCALVERSION=-ena-debug -j"$(nproc)" bzImage modules
+echo "setup-debug: building on $(nproc) CPUs"
+mk -j"$(nproc)" bzImage modules
+# after the build: kernelrelease reads the configuration the build synced
+rel=$(mk kernelrelease)
 kroot=$ENA_CACHE/kernels/$rel
 rm -rf "$kroot"; mkdir -p "$kroot/boot"
-mk LOCALVERSION=-ena-debug INSTALL_MOD_PATH="$kroot" INSTALL_MOD_STRIP=1 modules_install
+mk INSTALL_MOD_PATH="$kroot" INSTALL_MOD_STRIP=1 modules_install
 cp "$tree/arch/x86/boot/bzImage" "$kroot/boot/vmlinuz-$rel"
 cp "$tree/.config" "$kroot/boot/config-$rel"
 echo "$want $rel" > "$base/installed"
