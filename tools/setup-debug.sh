@@ -26,15 +26,40 @@ src_id=$(stat -c '%n %s %Y' "$srcball")
 # the build is up to date when neither the source package nor the fragment
 # changed; a changed fragment rebuilds in place (make redoes what changed)
 want=$( (echo "$src_id"; cat "$frag") | sha256sum | cut -c1-16)
-if [ "$(cat "$base/installed" 2>/dev/null | cut -d' ' -f1)" = "$want" ]; then
-	rel=$(cut -d' ' -f2 "$base/installed")
+mk() { nice -n "${ENA_DEBUG_NICE:-10}" make -s -C "$tree" "$@"; }
+
+# install_kernel - copy the built kernel and its modules where the guest
+# runner boots them, and record what was built
+install_kernel() {
+	local rel kroot
+
+	rel=$(mk kernelrelease)
+	kroot=$ENA_CACHE/kernels/$rel
+	rm -rf "$kroot"; mkdir -p "$kroot/boot"
+	mk INSTALL_MOD_PATH="$kroot" INSTALL_MOD_STRIP=1 modules_install
+	cp "$tree/arch/x86/boot/bzImage" "$kroot/boot/vmlinuz-$rel"
+	cp "$tree/.config" "$kroot/boot/config-$rel"
+	echo "$want $rel" > "$base/installed"
 	ln -sfn linux-source-6.12 "$base/current"
 	ln -sfn "$rel" "$ENA_CACHE/kernels/6.12-debug"
-	echo "setup-debug: up to date ($rel)"
+	echo "setup-debug: $kroot (boot it with --kernel 6.12-debug)"
+}
+
+if [ "$(cat "$base/installed" 2>/dev/null | cut -d' ' -f1)" = "$want" ]; then
+	rel=$(cut -d' ' -f2 "$base/installed")
+	if [ -f "$ENA_CACHE/kernels/$rel/boot/vmlinuz-$rel" ]; then
+		ln -sfn linux-source-6.12 "$base/current"
+		ln -sfn "$rel" "$ENA_CACHE/kernels/6.12-debug"
+		echo "setup-debug: up to date ($rel)"
+		exit 0
+	fi
+	# built, but the installed copy is gone (an older make setup pruned
+	# it): install again from the build tree, no rebuild
+	echo "setup-debug: $rel built but not installed: installing it"
+	install_kernel
 	exit 0
 fi
 
-mk() { nice -n "${ENA_DEBUG_NICE:-10}" make -s -C "$tree" "$@"; }
 if [ ! -f "$tree/Makefile" ] || [ "$(cat "$base/source" 2>/dev/null)" != "$src_id" ]; then
 	echo "setup-debug: extracting $(basename "$srcball")"
 	rm -rf "$base"; mkdir -p "$base"
@@ -59,13 +84,4 @@ done || true)
 echo "setup-debug: building on $(nproc) CPUs"
 mk -j"$(nproc)" bzImage modules
 # after the build: kernelrelease reads the configuration the build synced
-rel=$(mk kernelrelease)
-kroot=$ENA_CACHE/kernels/$rel
-rm -rf "$kroot"; mkdir -p "$kroot/boot"
-mk INSTALL_MOD_PATH="$kroot" INSTALL_MOD_STRIP=1 modules_install
-cp "$tree/arch/x86/boot/bzImage" "$kroot/boot/vmlinuz-$rel"
-cp "$tree/.config" "$kroot/boot/config-$rel"
-echo "$want $rel" > "$base/installed"
-ln -sfn linux-source-6.12 "$base/current"
-ln -sfn "$rel" "$ENA_CACHE/kernels/6.12-debug"
-echo "setup-debug: $kroot (boot it with --kernel 6.12-debug)"
+install_kernel

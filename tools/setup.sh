@@ -123,7 +123,8 @@ done
 for d in "$ENA_CACHE"/kernels/* "$ENA_CACHE"/headers/*; do
 	[ -L "$d" ] && continue
 	r=$(basename "$d")
-	case $r in "$k61"-*|"$k612"-*) ;; *) rm -rf "$d";; esac
+	# the debug kernel (make setup-debug) is not from the archive: keep it
+	case $r in "$k61"-*|"$k612"-*|*-ena-debug) ;; *) rm -rf "$d";; esac
 done
 
 step "kernel tools for make check (checkpatch, coccinelle scripts)"
