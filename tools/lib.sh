@@ -22,3 +22,10 @@ ena_qemu_hash() {
 		tools/qemu/trace-events tools/qemu/Kconfig 2>/dev/null;
 	 ls "$ENA_CACHE"/src/qemu_10.0*.orig.tar.* 2>/dev/null) | sha256sum | cut -c1-16
 }
+
+# ena_qemu_bin: the QEMU build of this tree's model. Not qemu/current: that
+# link follows the newest build, which another checkout's run (another
+# model) may have just made.
+ena_qemu_bin() {
+	echo "$ENA_CACHE/qemu/$(ena_qemu_hash)/qemu-system-x86_64"
+}

@@ -14,6 +14,14 @@ if [ -x "$out/qemu-system-x86_64" ]; then
 	ln -sfn "$hash" "$ENA_CACHE/qemu/current"
 	exit 0
 fi
+# one build at a time: two checkouts share the configured tree
+mkdir -p "$ENA_CACHE/qemu"
+exec 9> "$ENA_CACHE/qemu/.build.lock"
+flock 9
+if [ -x "$out/qemu-system-x86_64" ]; then
+	ln -sfn "$hash" "$ENA_CACHE/qemu/current"
+	exit 0
+fi
 
 tarball=$(ls "$ENA_CACHE"/src/qemu_10.0*.orig.tar.* 2>/dev/null | tail -n1)
 [ -n "$tarball" ] || { echo "build.sh: no QEMU source in $ENA_CACHE/src: run 'make setup'" >&2; exit 1; }
