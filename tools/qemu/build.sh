@@ -50,20 +50,50 @@ EOM
 	echo "$tarball" > "$work/tarball"
 fi
 
-# Copy the model in; leave unchanged files untouched so ninja stays incremental.
+# Copy the model in (every tools/qemu/*.c and *.h); leave unchanged files
+# untouched so ninja stays incremental.
 install_if_changed() {
 	cmp -s "$1" "$2" || cp "$1" "$2"
 }
-if [ -f "$top/tools/qemu/ena.c" ]; then
-	install_if_changed "$top/tools/qemu/ena.c" "$src/hw/net/ena.c"
-	for h in "$top"/tools/qemu/*.h; do
-		[ -e "$h" ] && install_if_changed "$h" "$src/hw/net/$(basename "$h")"
-	done
-else
+shopt -s nullglob
+model=() units=()
+for f in "$top"/tools/qemu/*.c "$top"/tools/qemu/*.h; do
+	f=${f##*/}
+	# hw/net has QEMU's own devices: the model's files must not clash with them
+	case $f in
+	ena*) model+=("$f") ;;
+	*) echo "build.sh: tools/qemu/$f: model files must be named ena*" >&2; exit 1 ;;
+	esac
+	case $f in *.c) units+=("$f") ;; esac
+done
+if [ ${#units[@]} -eq 0 ]; then
 	# no model yet: build an empty unit so the tree still configures
 	printf '/* placeholder: tools/qemu/ena.c not present */\n' > "$src/hw/net/ena.c.new"
 	install_if_changed "$src/hw/net/ena.c.new" "$src/hw/net/ena.c"
+	units=(ena.c)
 fi
+for f in "${model[@]}"; do
+	install_if_changed "$top/tools/qemu/$f" "$src/hw/net/$f"
+done
+# units and headers of an older or newer layout must not stay behind
+for f in "$src"/hw/net/ena*.c "$src"/hw/net/ena*.h; do
+	b=${f##*/} keep=
+	for m in "${model[@]}" "${units[@]}"; do
+		[ "$m" = "$b" ] && keep=1
+	done
+	[ -n "$keep" ] || { echo "build.sh: removing stale hw/net/$b"; rm -f "$f"; }
+done
+shopt -u nullglob
+# hw/net/meson.build: the ENA line lists exactly the model's units (the file
+# is written only when that changes, so meson does not reconfigure for nothing)
+ena_line="system_ss.add(when: 'CONFIG_ENA_MODEL', if_true: files($(printf '%s\n' "${units[@]}" |
+	LC_ALL=C sort | sed "s/.*/'&'/" | paste -sd, - | sed 's/,/, /g')))"
+awk -v line="$ena_line" '
+	/^system_ss\.add\(when: .CONFIG_ENA_MODEL.,/ { if (!done) print line; done = 1; next }
+	{ print }
+	END { if (!done) { print ""; print "# ENA device model (out-of-tree, copied in by ena-fast tools/qemu/build.sh)"; print line } }
+' "$src/hw/net/meson.build" > "$src/hw/net/meson.build.new"
+install_if_changed "$src/hw/net/meson.build.new" "$src/hw/net/meson.build"
 cat "$src/hw/net/trace-events.orig" "$top/tools/qemu/trace-events" 2>/dev/null > "$src/hw/net/trace-events.new" ||
 	cp "$src/hw/net/trace-events.orig" "$src/hw/net/trace-events.new"
 install_if_changed "$src/hw/net/trace-events.new" "$src/hw/net/trace-events"

@@ -1,0 +1,164 @@
+/*
+ * Amazon Elastic Network Adapter (ENA) device model: fault injection,
+ * device fuzzing and benchmark sampling
+ *
+ * The fault-* knobs themselves act where the datapath and the admin
+ * queue meet them (ena_admin.c, ena_io.c); this file holds the helpers
+ * they share: the fuzzing generator, the fault-status-* accounting and
+ * the admin reaction-time samples behind the stat-react-* properties.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "trace.h"
+
+#include "ena_int.h"
+
+/* ------------------------------------------------------------------ */
+/* device fuzzing                                                      */
+
+/*
+ * With fuzz-seed set the device turns hostile in ways a driver must notice:
+ * one corruption of a kind drawn from a seeded generator, after a random
+ * number of events of that kind, then none until the driver resets the
+ * device (its recovery).  Each corruption thus meets a driver in a known
+ * state, and the model's count of each kind can be matched one for one
+ * with the driver's own counter.  Duplicate IO interrupts come on top, at
+ * any time.
+ */
+static const uint8_t ena_fuzz_weight[ENA_FUZZ_KINDS] = {
+    [ENA_FUZZ_RX_REQID] = 8,
+    [ENA_FUZZ_RX_LEN] = 8,
+    [ENA_FUZZ_TX_REQID] = 8,
+    [ENA_FUZZ_ADMIN_ID] = 1,    /* fails the recovery's own bring-up */
+    [ENA_FUZZ_IRQ_DROP] = 1,    /* found by a periodic check: slow */
+    [ENA_FUZZ_ADMIN_SIZE] = 1,  /* fails the recovery's own bring-up */
+};
+
+uint64_t ena_fuzz_next(EnaState *s)
+{
+    uint64_t x = s->fuzz_rng;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    s->fuzz_rng = x;
+    return x * 0x2545f4914f6cdd1dULL;
+}
+
+/* draw the next corruption (at fuzz-seed and at every device reset) */
+void ena_fuzz_arm(EnaState *s)
+{
+    uint32_t total = 0, pick;
+    int k;
+
+    s->fuzz_kind = -1;
+    for (k = 0; k < ENA_FUZZ_KINDS; k++) {
+        total += (s->fuzz_kinds & BIT(k)) ? ena_fuzz_weight[k] : 0;
+    }
+    if (!s->fuzz_seed || !total) {
+        return;
+    }
+    pick = ena_fuzz_next(s) % total;
+    for (k = 0; !(s->fuzz_kinds & BIT(k)) || pick >= ena_fuzz_weight[k];
+         k++) {
+        pick -= (s->fuzz_kinds & BIT(k)) ? ena_fuzz_weight[k] : 0;
+    }
+    s->fuzz_kind = k;
+    /*
+     * The bring-up after a reset has about 16 admin commands, one of them
+     * the MAX_QUEUES_EXT query.
+     */
+    s->fuzz_wait = k == ENA_FUZZ_ADMIN_SIZE ? 0 :
+                   ena_fuzz_next(s) %
+                   ((k == ENA_FUZZ_ADMIN_ID ? MIN(s->fuzz_gap_max, 8) :
+                     s->fuzz_gap_max) + 1);
+}
+
+/* Return: true when this event of @kind is the one to corrupt */
+bool ena_fuzz_hit(EnaState *s, int kind)
+{
+    if (s->fuzz_kind != kind) {
+        return false;
+    }
+    if (s->fuzz_wait) {
+        s->fuzz_wait--;
+        return false;
+    }
+    s->fuzz_kind = -1;
+    s->fuzz_count[kind]++;
+    trace_ena_fuzz(kind, s->fuzz_count[kind]);
+    return true;
+}
+
+/* a request id the driver never posted on a ring of @depth entries */
+uint16_t ena_fuzz_bad_id(EnaState *s, uint32_t depth)
+{
+    return depth + ena_fuzz_next(s) % (0x10000 - depth);
+}
+
+/* ------------------------------------------------------------------ */
+/* admin fault injection                                               */
+
+/*
+ * A command matched fault-status-opcode/-feature: fail it unless
+ * fault-status-after commands are still to pass; fault-status-times
+ * (when set) disarms the fault after that many failures.
+ */
+bool ena_fault_status_hit(EnaState *s)
+{
+    if (s->fault_status_after) {
+        s->fault_status_after--;
+        return false;
+    }
+    if (s->fault_status_times && !--s->fault_status_times) {
+        s->fault_status_opcode = -1;
+        s->fault_status_feature = -1;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* benchmark sampling: admin reaction times                            */
+
+void ena_react_sample(EnaState *s, int64_t ns)
+{
+    s->react[s->react_count % ENA_REACT_SAMPLES] = ns;
+    s->react_count++;
+}
+
+static int ena_cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+uint64_t ena_react_stat(EnaState *s, const char *which)
+{
+    uint32_t n = MIN(s->react_count, ENA_REACT_SAMPLES);
+    const char *kind = which + strlen("stat-react-");
+    g_autofree int64_t *v = NULL;
+
+    if (g_str_has_prefix(kind, "probe-")) {
+        /* only the samples taken before the first CREATE_CQ: probe's */
+        n = MIN(n, s->react_probe);
+        kind += strlen("probe-");
+    }
+    if (!strcmp(kind, "count")) {
+        return s->react_count;
+    }
+    if (!n) {
+        return 0;
+    }
+    v = g_memdup2(s->react, n * sizeof(int64_t));
+    qsort(v, n, sizeof(int64_t), ena_cmp_i64);
+    if (!strcmp(kind, "median-ns")) {
+        return v[n / 2];
+    }
+    if (!strcmp(kind, "p90-ns")) {
+        return v[MIN(n - 1, (n * 9) / 10)];
+    }
+    return v[n - 1];
+}

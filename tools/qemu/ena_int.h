@@ -1,0 +1,290 @@
+/*
+ * Amazon Elastic Network Adapter (ENA) device model: internal interfaces
+ *
+ * The model is split the way hw/net/igb is: ena.c is the QOM/PCI glue
+ * (properties, VMState, BAR MemoryRegionOps, MSI-X, realize/reset),
+ * ena_admin.c the admin side (reset, admin queue, features, AENQ,
+ * keep-alive), ena_io.c the IO side (queues, doorbells, LLQ, RSS, RX, TX,
+ * IO interrupts) and ena_faults.c the fuzzing, fault-status and benchmark
+ * sampling helpers.  ena-hw.h has the device-visible formats.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_NET_ENA_INT_H
+#define HW_NET_ENA_INT_H
+
+#include "qemu/units.h"
+#include "qemu/timer.h"
+#include "hw/pci/pci_device.h"
+#include "net/net.h"
+#include "qom/object.h"
+
+#include "ena-hw.h"
+
+#define TYPE_ENA "ena"
+OBJECT_DECLARE_SIMPLE_TYPE(EnaState, ENA)
+
+#define ENA_MAX_QUEUES_LIMIT    128
+#define ENA_DEPTH_LIMIT         16384
+#define ENA_LLQ_DEPTH_LIMIT     4096
+#define ENA_ADMIN_DEPTH_LIMIT   256
+#define ENA_AENQ_DEPTH_LIMIT    1024
+#define ENA_TX_FRAME_MAX        (64 * KiB + 256)
+#define ENA_PKT_DESCS_MAX       64
+#define ENA_RX_DESCS_PER_PKT    32
+
+/* what device fuzzing corrupts (fuzz-seed); one kind armed at a time */
+enum {
+    ENA_FUZZ_RX_REQID,      /* RX completion for a req_id never posted */
+    ENA_FUZZ_RX_LEN,        /* RX completion length 0 or beyond any buffer */
+    ENA_FUZZ_TX_REQID,      /* TX completion for a req_id never posted */
+    ENA_FUZZ_ADMIN_ID,      /* admin completion with an unknown command id */
+    ENA_FUZZ_IRQ_DROP,      /* IO interrupt lost, vector left masked */
+    ENA_FUZZ_ADMIN_SIZE,    /* MAX_QUEUES_EXT answer with impossible limits */
+    ENA_FUZZ_KINDS,
+};
+#define ENA_MAX_MTU             9216
+#define ENA_REACT_SAMPLES       4096
+#define ENA_UNREACTED_MAX       256
+#define ENA_OPCODES             12
+
+typedef struct EnaCq {
+    bool live;
+    bool intr;
+    uint8_t entry_size;
+    uint16_t vector;
+    uint32_t depth;
+    uint64_t base;
+    uint32_t tail;          /* free-running count of posted entries */
+    int32_t sq;             /* bound SQ index or -1 */
+} EnaCq;
+
+typedef struct EnaSq {
+    bool live;
+    uint8_t dir;
+    uint8_t placement;
+    uint16_t cq;
+    uint32_t depth;
+    uint64_t base;
+    uint32_t head;          /* free-running count of consumed entries */
+    uint32_t tail;          /* free-running tail from the doorbell */
+    uint8_t *llq;           /* LLQ entries written through BAR2 */
+    uint32_t llq_entry;     /* LLQ entry size in bytes */
+    uint32_t meta_w0;       /* cached TX meta descriptor */
+    uint32_t meta_w2;
+    bool meta_valid;
+} EnaSq;
+
+typedef struct EnaDone {
+    uint8_t cqe[ENAHW_ADMIN_ENTRY_SIZE];
+    int64_t due;
+    uint64_t seq;
+} EnaDone;
+
+typedef struct EnaStats {
+    uint64_t admin_cmds;
+    uint64_t admin_by_op[ENA_OPCODES];
+    uint64_t admin_doorbells;
+    uint64_t io_doorbells;
+    uint64_t queues_created;
+    uint64_t queues_destroyed;
+    uint64_t resets;
+    uint64_t tx_packets;
+    uint64_t tx_bytes;
+    uint64_t rx_packets;
+    uint64_t rx_bytes;
+    uint64_t rx_dropped;
+    uint64_t aenq_dropped;
+} EnaStats;
+
+struct EnaState {
+    PCIDevice parent_obj;
+
+    NICState *nic;
+    NICConf conf;
+    MemoryRegion mmio;
+    MemoryRegion llq_mr;
+
+    /* realize-time configuration */
+    uint32_t qcap;          /* queue pairs the device was built for */
+    bool has_llq_bar;
+    uint16_t device_id;
+    uint32_t llq_slot_depth;
+    uint64_t llq_bar_size;
+    uint32_t nr_vectors;
+
+    /* run-time knobs */
+    uint32_t max_queues;    /* queue pairs advertised, <= qcap */
+    bool llq_enabled;       /* LLQ advertised (needs the BAR2 window) */
+    uint32_t admin_latency_us;
+    uint32_t admin_jitter_us;
+    uint32_t reset_latency_us;
+    uint32_t max_depth;
+    uint32_t keepalive_ms;
+    int32_t fault_status_opcode;
+    uint32_t fault_status_code;
+    int32_t fault_status_feature;
+    uint32_t fault_drop_next;
+    uint32_t fault_delay_next_ms;
+    uint32_t fault_malformed;
+    bool fault_fatal;
+    bool tx_hold;           /* TX doorbells are taken but not served */
+    uint32_t fault_rx_bad_reqid;
+    uint32_t fault_rx_bad_len;
+    uint32_t fault_tx_bad_reqid;
+    uint32_t fault_status_after;  /* matching commands that still pass */
+    uint32_t fault_status_times;  /* then fail this many (0: all) */
+    uint32_t fault_rx_runt;       /* frames whose first buffer holds 8 B */
+    uint32_t fault_bad_db;        /* CREATE_SQ answers off the BAR */
+    uint32_t fault_tx_swallow;    /* TX packets sent with no completion */
+    uint32_t fault_io_irq_drop;   /* IO interrupts lost (vector stays masked) */
+    /* device fuzzing: one corruption at a time (ena_fuzz_hit()) */
+    uint64_t fuzz_seed;           /* 0: off */
+    uint64_t fuzz_rng;            /* xorshift64* state */
+    uint32_t fuzz_gap_max;        /* events of the kind let through first */
+    uint32_t fuzz_kinds;          /* bit per ENA_FUZZ_* kind drawn from */
+    uint32_t fuzz_wait;
+    int fuzz_kind;                /* armed kind, or -1 until the next reset */
+    uint64_t fuzz_count[ENA_FUZZ_KINDS];
+    uint64_t fuzz_irq_dup;        /* IO interrupts sent twice */
+    uint32_t hint_missing_tx_ms;  /* HW_HINTS missing_tx_cmpl_timeout */
+    uint32_t hint_missed_tx;      /* HW_HINTS missed_tx_cmpl_threshold */
+    /* DEVICE_ATTRIBUTES capabilities and what GET_STATS 2..4 answer */
+    bool cap_eni_stats;
+    bool cap_ena_srd;
+    bool cap_customer_metrics;
+    uint32_t cm_mask;             /* customer metric ids the device reports */
+    uint64_t eni_val[ENAHW_CM_COUNT];   /* by customer metric id */
+    uint64_t srd_val[ENAHW_SRD_WORDS];  /* flags, tx, eligible tx, rx, util */
+
+    /* register file */
+    uint64_t aq_base;
+    uint32_t aq_caps;
+    uint64_t acq_base;
+    uint32_t acq_caps;
+    uint32_t aq_db;
+    uint64_t aenq_base;
+    uint32_t aenq_caps;
+    uint32_t aenq_head_db;
+    uint32_t intr_mask;
+    uint32_t dev_ctl;
+    uint32_t dev_sts;
+    uint32_t mmio_read_req;
+    uint64_t mmio_resp_addr;
+
+    /* admin queue engine */
+    uint32_t aq_head;       /* free-running count of consumed commands */
+    uint32_t acq_tail;      /* free-running count of posted completions */
+    uint32_t aenq_tail;     /* free-running count of posted events */
+    EnaDone done[ENA_ADMIN_DEPTH_LIMIT];
+    uint32_t done_count;
+    uint64_t done_seq;
+    QEMUTimer *admin_timer;
+    QEMUTimer *reset_timer;
+    QEMUTimer *keepalive_timer;
+
+    /* device features */
+    uint32_t aenq_groups;
+    bool link_event_pending;
+    uint32_t mtu;
+    bool llq_configured;
+    uint32_t llq_entry;     /* entry size chosen with SET LLQ */
+    uint64_t host_info_addr;
+    uint8_t rss_func;
+    uint32_t rss_init;
+    uint8_t rss_key[ENAHW_RSS_KEY_BYTES];
+    uint16_t rss_fields[ENAHW_RSS_PROTOS];
+    uint16_t rss_table[ENAHW_RSS_TABLE_MAX];
+    uint8_t rss_table_log;
+    bool rss_table_set;
+
+    /* IO queues */
+    EnaCq *cqs;
+    EnaSq *sqs;
+    bool *vec_masked;
+    bool *vec_pending;
+    bool *vec_unmasked;     /* the driver unmasked it since the reset */
+    uint8_t *tx_frame;
+
+    /* counters */
+    EnaStats st;
+    int64_t unreacted[ENA_UNREACTED_MAX];
+    uint32_t unreacted_count;
+    int64_t react[ENA_REACT_SAMPLES];
+    uint32_t react_count;   /* total samples taken (ring index) */
+    uint32_t react_db_first; /* react_count before this doorbell's samples */
+    uint32_t react_probe;   /* samples before the first CREATE_CQ, or ~0 */
+};
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+
+static inline uint32_t ena_nsq(EnaState *s)
+{
+    return 2 * s->qcap;
+}
+
+static inline bool ena_ready(EnaState *s)
+{
+    return (s->dev_sts & ENAHW_STS_READY) &&
+           !(s->dev_sts & ENAHW_STS_RESET_BUSY);
+}
+
+/* Phase a producer stamps on the entry with free-running index @idx. */
+static inline uint8_t ena_phase(uint32_t idx, uint32_t depth)
+{
+    return ((idx / depth) & 1) ? 0 : 1;
+}
+
+static inline int64_t ena_now(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static inline uint64_t ena_addr48(uint32_t lo, uint16_t hi)
+{
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* ena_admin.c: reset, admin queue, features, AENQ, keep-alive */
+bool ena_pow2_depth(uint32_t depth, uint32_t max);
+uint32_t ena_aq_depth(EnaState *s);
+uint32_t ena_acq_depth(EnaState *s);
+uint32_t ena_aenq_depth(EnaState *s);
+void ena_post_link(EnaState *s);
+void ena_keepalive_arm(EnaState *s);
+void ena_keepalive_cb(void *opaque);
+void ena_soft_reset(EnaState *s);
+void ena_reset_done_cb(void *opaque);
+void ena_dev_ctl_write(EnaState *s, uint32_t val);
+void ena_admin_timer_cb(void *opaque);
+uint32_t ena_llq_max_depth(EnaState *s);
+uint32_t ena_max_depth(EnaState *s);
+void ena_aq_doorbell(EnaState *s, uint32_t val);
+
+/* ena_io.c: IO queues, doorbells, LLQ, RSS, RX, TX, IO interrupts */
+void ena_drop_queues(EnaState *s);
+uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe);
+uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe);
+uint8_t ena_destroy_sq(EnaState *s, const uint8_t *sqe);
+uint8_t ena_destroy_cq(EnaState *s, const uint8_t *sqe);
+bool ena_can_receive(NetClientState *nc);
+ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size);
+void ena_set_link(NetClientState *nc);
+void ena_tx_serve(EnaState *s, uint32_t idx);
+void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val);
+void ena_cq_unmask(EnaState *s, uint32_t idx, uint32_t val);
+EnaSq *ena_llq_locate(EnaState *s, hwaddr addr, unsigned size,
+                      size_t *off);
+
+/* ena_faults.c: fuzzing, fault-status, benchmark sampling */
+uint64_t ena_fuzz_next(EnaState *s);
+void ena_fuzz_arm(EnaState *s);
+bool ena_fuzz_hit(EnaState *s, int kind);
+uint16_t ena_fuzz_bad_id(EnaState *s, uint32_t depth);
+bool ena_fault_status_hit(EnaState *s);
+void ena_react_sample(EnaState *s, int64_t ns);
+uint64_t ena_react_stat(EnaState *s, const char *which);
+
+#endif /* HW_NET_ENA_INT_H */

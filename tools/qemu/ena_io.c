@@ -1,0 +1,1004 @@
+/*
+ * Amazon Elastic Network Adapter (ENA) device model: the IO side
+ *
+ * IO submission and completion queues (CREATE/DESTROY_SQ/CQ), their
+ * doorbells, TX from host memory and from LLQ device memory (BAR2), RSS
+ * and the network receive path, IO interrupts and their unmask.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/log.h"
+#include "qemu/bswap.h"
+#include "qemu/crc32c.h"
+#include "net/net.h"
+#include "net/checksum.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pci_device.h"
+#include "hw/pci/msix.h"
+#include "trace.h"
+
+#include "ena_int.h"
+
+/* ------------------------------------------------------------------ */
+/* IO interrupts                                                       */
+
+/*
+ * Interrupt for @cq's vector, or pending while the vector is masked.
+ * @fresh: for a completion just posted.  Device fuzzing loses only such an
+ * interrupt, and only once the driver has unmasked the vector since the
+ * device reset: one re-sent at unmask may announce completions the driver
+ * already took in its last poll, and the driver's first unmask of a queue
+ * it starts would announce a lost one again; neither loss is a fault.
+ */
+static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
+{
+    PCIDevice *pd = PCI_DEVICE(s);
+    uint16_t v = cq->vector;
+
+    if (!cq->intr || v >= s->nr_vectors) {
+        return;
+    }
+    if (s->vec_masked[v]) {
+        s->vec_pending[v] = true;
+        return;
+    }
+    s->vec_masked[v] = true;
+    s->vec_pending[v] = false;
+    if (s->fault_io_irq_drop ||
+        (fresh && s->vec_unmasked[v] && ena_fuzz_hit(s, ENA_FUZZ_IRQ_DROP))) {
+        /* lost on the way: the device waits for an unmask that never comes */
+        s->fault_io_irq_drop -= !!s->fault_io_irq_drop;
+        trace_ena_io_fault("irq lost", v);
+        return;
+    }
+    if (msix_enabled(pd)) {
+        trace_ena_io_irq(v);
+        msix_notify(pd, v);
+        if (s->fuzz_seed && s->fuzz_kind != ENA_FUZZ_IRQ_DROP &&
+            !(ena_fuzz_next(s) & 7)) {
+            /*
+             * A spurious second message: harmless to a sound driver.  None
+             * while a lost interrupt is armed: the poll a late duplicate
+             * starts would take the completions the loss strands.
+             */
+            s->fuzz_irq_dup++;
+            msix_notify(pd, v);
+        }
+    }
+}
+
+static void ena_io_irq(EnaState *s, EnaCq *cq)
+{
+    ena_io_irq_raise(s, cq, true);
+}
+
+/* ------------------------------------------------------------------ */
+/* IO queue teardown                                                   */
+
+static void ena_sq_free(EnaState *s, uint32_t idx)
+{
+    EnaSq *sq = &s->sqs[idx];
+
+    if (!sq->live) {
+        return;
+    }
+    if (sq->cq < ena_nsq(s) && s->cqs[sq->cq].sq == (int32_t)idx) {
+        s->cqs[sq->cq].sq = -1;
+    }
+    g_free(sq->llq);
+    memset(sq, 0, sizeof(*sq));
+}
+
+static void ena_cq_free(EnaState *s, uint32_t idx)
+{
+    memset(&s->cqs[idx], 0, sizeof(EnaCq));
+    s->cqs[idx].sq = -1;
+}
+
+void ena_drop_queues(EnaState *s)
+{
+    uint32_t i;
+
+    for (i = 0; i < ena_nsq(s); i++) {
+        ena_sq_free(s, i);
+        ena_cq_free(s, i);
+    }
+    for (i = 0; i < s->nr_vectors; i++) {
+        s->vec_masked[i] = false;
+        s->vec_pending[i] = false;
+        s->vec_unmasked[i] = false;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* IO queue creation and destruction                                   */
+
+uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
+{
+    uint32_t depth = lduw_le_p(sqe + ENAHW_CCQ_DEPTH);
+    uint32_t words = sqe[ENAHW_CCQ_CAPS2] & 0x1f;
+    uint32_t vector = ldl_le_p(sqe + ENAHW_CCQ_MSIX);
+    uint64_t base = ena_addr48(ldl_le_p(sqe + ENAHW_CCQ_BASE_LO),
+                               lduw_le_p(sqe + ENAHW_CCQ_BASE_HI));
+    bool intr = sqe[ENAHW_CCQ_CAPS1] & (1u << 5);
+    uint32_t i;
+    EnaCq *cq;
+
+    /*
+     * The first IO queue ends the driver's probe: its reaction samples
+     * are the ones taken before this command's doorbell.
+     */
+    if (s->react_probe == UINT32_MAX) {
+        s->react_probe = s->react_db_first;
+    }
+
+    if (!ena_pow2_depth(depth, ena_max_depth(s)) || words < 2 || words > 8 ||
+        !base || (intr && vector >= s->nr_vectors)) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "ena: CREATE_CQ bad args depth %u words %u vec %u\n",
+                      depth, words, vector);
+        return ENAHW_ST_ILLEGAL;
+    }
+    for (i = 0; i < ena_nsq(s); i++) {
+        if (!s->cqs[i].live) {
+            break;
+        }
+    }
+    if (i == ena_nsq(s)) {
+        return ENAHW_ST_NO_RESOURCE;
+    }
+    cq = &s->cqs[i];
+    cq->live = true;
+    cq->intr = intr;
+    cq->entry_size = words * 4;
+    cq->vector = vector;
+    cq->depth = depth;
+    cq->base = base;
+    cq->tail = 0;
+    cq->sq = -1;
+    s->st.queues_created++;
+
+    stw_le_p(cqe + ENAHW_CCQR_IDX, i);
+    stw_le_p(cqe + ENAHW_CCQR_DEPTH, depth);
+    stl_le_p(cqe + ENAHW_CCQR_NUMA_OFF, ENAHW_R_CQ_NUMA_BASE + 4 * i);
+    stl_le_p(cqe + ENAHW_CCQR_HEAD_DB_OFF, ENAHW_R_CQ_HEAD_DB_BASE + 4 * i);
+    stl_le_p(cqe + ENAHW_CCQR_UNMASK_OFF, ENAHW_R_CQ_UNMASK_BASE + 4 * i);
+    trace_ena_create_cq(i, depth, words * 4, vector);
+    return ENAHW_ST_OK;
+}
+
+uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
+{
+    uint8_t dir = sqe[ENAHW_CSQ_IDENTITY] >> 5;
+    uint8_t place = sqe[ENAHW_CSQ_CAPS2] & 0xf;
+    uint32_t cq_idx = lduw_le_p(sqe + ENAHW_CSQ_CQ_IDX);
+    uint32_t depth = lduw_le_p(sqe + ENAHW_CSQ_DEPTH);
+    uint64_t base = ena_addr48(ldl_le_p(sqe + ENAHW_CSQ_BASE_LO),
+                               lduw_le_p(sqe + ENAHW_CSQ_BASE_HI));
+    uint32_t i, first, max_depth;
+    EnaSq *sq;
+
+    if (dir != ENAHW_DIR_TX && dir != ENAHW_DIR_RX) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad direction %u\n",
+                      dir);
+        return ENAHW_ST_ILLEGAL;
+    }
+    if (place != ENAHW_PLACE_HOST &&
+        !(place == ENAHW_PLACE_DEV && dir == ENAHW_DIR_TX && s->llq_enabled)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad placement %u\n",
+                      place);
+        return ENAHW_ST_ILLEGAL;
+    }
+    /* a queue's LLQ window holds llq_slot_depth 128-byte entries */
+    max_depth = place == ENAHW_PLACE_DEV ?
+                ena_llq_max_depth(s) * ENAHW_LLQ_ENTRY_BYTES / s->llq_entry :
+                ena_max_depth(s);
+    if (!ena_pow2_depth(depth, max_depth) ||
+        (place == ENAHW_PLACE_HOST && !base)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad depth %u / base\n",
+                      depth);
+        return ENAHW_ST_ILLEGAL;
+    }
+    if (cq_idx >= ena_nsq(s) || !s->cqs[cq_idx].live ||
+        s->cqs[cq_idx].sq >= 0 || s->cqs[cq_idx].depth < depth) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad cq %u\n", cq_idx);
+        return ENAHW_ST_ILLEGAL;
+    }
+    if ((dir == ENAHW_DIR_TX && s->cqs[cq_idx].entry_size < ENAHW_TXC_SIZE) ||
+        (dir == ENAHW_DIR_RX && s->cqs[cq_idx].entry_size < ENAHW_RXC_SIZE)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ cq entry too small\n");
+        return ENAHW_ST_ILLEGAL;
+    }
+    /* TX queues use indices [0, max), RX queues [max, 2 * max) */
+    first = dir == ENAHW_DIR_TX ? 0 : s->qcap;
+    for (i = first; i < first + MIN(s->max_queues, s->qcap); i++) {
+        if (!s->sqs[i].live) {
+            break;
+        }
+    }
+    if (i == first + MIN(s->max_queues, s->qcap)) {
+        return ENAHW_ST_NO_RESOURCE;
+    }
+    sq = &s->sqs[i];
+    memset(sq, 0, sizeof(*sq));
+    sq->live = true;
+    sq->dir = dir;
+    sq->placement = place;
+    sq->cq = cq_idx;
+    sq->depth = depth;
+    sq->base = base;
+    if (place == ENAHW_PLACE_DEV) {
+        sq->llq_entry = s->llq_entry;
+        sq->llq = g_malloc0((size_t)depth * sq->llq_entry);
+    }
+    s->cqs[cq_idx].sq = i;
+    s->st.queues_created++;
+
+    stw_le_p(cqe + ENAHW_CSQR_IDX, i);
+    if (s->fault_bad_db) {
+        /* untrusted-input test: a doorbell offset past the end of BAR 0 */
+        s->fault_bad_db--;
+        stl_le_p(cqe + ENAHW_CSQR_DB_OFF, ENAHW_REGS_SIZE + 4 * i);
+    } else {
+        stl_le_p(cqe + ENAHW_CSQR_DB_OFF, ENAHW_R_SQ_DB_BASE + 4 * i);
+    }
+    if (place == ENAHW_PLACE_DEV) {
+        stl_le_p(cqe + ENAHW_CSQR_LLQ_DESC_OFF,
+                 i * s->llq_slot_depth * ENAHW_LLQ_ENTRY_BYTES);
+        stl_le_p(cqe + ENAHW_CSQR_LLQ_HDR_OFF, 0);
+    }
+    trace_ena_create_sq(i, dir, place, cq_idx, depth);
+    if (dir == ENAHW_DIR_RX) {
+        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    }
+    return ENAHW_ST_OK;
+}
+
+uint8_t ena_destroy_sq(EnaState *s, const uint8_t *sqe)
+{
+    uint32_t idx = lduw_le_p(sqe + ENAHW_DSQ_IDX);
+    uint8_t dir = sqe[ENAHW_DSQ_IDENTITY] >> 5;
+
+    if (idx >= ena_nsq(s) || !s->sqs[idx].live || s->sqs[idx].dir != dir) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: DESTROY_SQ bad sq %u dir %u\n",
+                      idx, dir);
+        return ENAHW_ST_ILLEGAL;
+    }
+    ena_sq_free(s, idx);
+    s->st.queues_destroyed++;
+    trace_ena_destroy_sq(idx);
+    return ENAHW_ST_OK;
+}
+
+uint8_t ena_destroy_cq(EnaState *s, const uint8_t *sqe)
+{
+    uint32_t idx = lduw_le_p(sqe + ENAHW_DCQ_IDX);
+
+    if (idx >= ena_nsq(s) || !s->cqs[idx].live) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: DESTROY_CQ bad cq %u\n", idx);
+        return ENAHW_ST_ILLEGAL;
+    }
+    if (s->cqs[idx].sq >= 0) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: DESTROY_CQ %u still has sq %d\n",
+                      idx, s->cqs[idx].sq);
+        return ENAHW_ST_BUSY;
+    }
+    ena_cq_free(s, idx);
+    s->st.queues_destroyed++;
+    trace_ena_destroy_cq(idx);
+    return ENAHW_ST_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* TX                                                                  */
+
+typedef struct EnaTxPkt {
+    size_t len;
+    bool started;       /* saw the first buffer descriptor */
+    bool bad;
+    uint32_t w1;
+    uint16_t req_id;
+    bool comp;
+    uint8_t hdr_len;
+    uint32_t ndesc;
+} EnaTxPkt;
+
+/* Fill the L4 checksum (and the IPv4 header checksum) the driver asked for. */
+static void ena_tx_csum(EnaState *s, EnaSq *sq, uint8_t *f, size_t len,
+                        uint32_t w1)
+{
+    uint8_t l3 = w1 & ENAHW_TXD_L3_PROTO_MASK;
+    uint8_t l4 = (w1 >> ENAHW_TXD_L4_PROTO_SHIFT) & 0x1f;
+    size_t l3off = 14, l3len = 0, l4off, csum_off;
+    uint32_t sum;
+    uint16_t c;
+
+    if (sq->meta_valid) {
+        l3off = (sq->meta_w2 >> ENAHW_TXM_L3_OFF_SHIFT) & 0xff;
+        l3len = sq->meta_w2 & ENAHW_TXM_L3_LEN_MASK;
+    }
+    if (l3off + 20 > len) {
+        return;
+    }
+    if (!l3len) {
+        if (l3 == ENAHW_L3_IPV4) {
+            l3len = (f[l3off] & 0xf) * 4;
+        } else if (l3 == ENAHW_L3_IPV6) {
+            l3len = 40;
+        }
+    }
+    if (l3len < 20 || l3off + l3len > len) {
+        return;
+    }
+    if ((w1 & ENAHW_TXD_L3_CSUM) && l3 == ENAHW_L3_IPV4) {
+        stw_be_p(f + l3off + 10, 0);
+        stw_be_p(f + l3off + 10, net_raw_checksum(f + l3off, l3len));
+    }
+    if (!(w1 & ENAHW_TXD_L4_CSUM)) {
+        return;
+    }
+    l4off = l3off + l3len;
+    csum_off = l4off + (l4 == ENAHW_L4_TCP ? 16 : 6);
+    if (l4 != ENAHW_L4_TCP && l4 != ENAHW_L4_UDP) {
+        return;
+    }
+    if (csum_off + 2 > len) {
+        return;
+    }
+    if (!(w1 & ENAHW_TXD_L4_PARTIAL)) {
+        /* full offload: seed with the pseudo header ourselves */
+        uint8_t ph[40];
+        uint32_t l4len = len - l4off;
+
+        stw_be_p(f + csum_off, 0);
+        if (l3 == ENAHW_L3_IPV4) {
+            memcpy(ph, f + l3off + 12, 8);
+            sum = net_checksum_add(8, ph);
+        } else {
+            memcpy(ph, f + l3off + 8, 32);
+            sum = net_checksum_add(32, ph);
+        }
+        sum += l4len + (l4 == ENAHW_L4_TCP ? 6 : 17);
+        sum += net_checksum_add(l4len, f + l4off);
+    } else {
+        sum = net_checksum_add(len - l4off, f + l4off);
+    }
+    c = net_checksum_finish(sum);
+    if (l4 == ENAHW_L4_UDP && c == 0) {
+        c = 0xffff;
+    }
+    stw_be_p(f + csum_off, c);
+}
+
+/* Consume one TX descriptor into @p; returns true at the packet's end. */
+static bool ena_tx_desc(EnaState *s, EnaSq *sq, const uint8_t *desc,
+                        EnaTxPkt *p)
+{
+    uint32_t w0 = ldl_le_p(desc), w1 = ldl_le_p(desc + 4);
+    uint32_t w2 = ldl_le_p(desc + 8), w3 = ldl_le_p(desc + 12);
+    uint32_t blen;
+    uint64_t addr;
+
+    p->ndesc++;
+    if (w0 & ENAHW_TXD_META) {
+        sq->meta_w0 = w0;
+        sq->meta_w2 = w2;
+        sq->meta_valid = true;
+        return false;
+    }
+    if (!p->started) {
+        p->started = true;
+        p->w1 = w1;
+        p->hdr_len = w3 >> ENAHW_TXD_HDR_LEN_SHIFT;
+    }
+    if ((w0 & ENAHW_TXD_COMP_REQ) && !p->comp) {
+        p->comp = true;
+        p->req_id = ((w1 >> ENAHW_TXD_REQ_LO_SHIFT) & 0x3ff) |
+                    (((w0 >> ENAHW_TXD_REQ_HI_SHIFT) & 0x3f) << 10);
+    }
+    blen = w0 & ENAHW_TXD_LEN_MASK;
+    addr = ((uint64_t)(w3 & ENAHW_TXD_ADDR_HI_MASK) << 32) | w2;
+    if (blen) {
+        if (p->len + blen > ENA_TX_FRAME_MAX) {
+            qemu_log_mask(LOG_GUEST_ERROR, "ena: TX frame too long\n");
+            p->bad = true;
+        } else if (pci_dma_read(PCI_DEVICE(s), addr, s->tx_frame + p->len,
+                                blen) != MEMTX_OK) {
+            qemu_log_mask(LOG_GUEST_ERROR, "ena: TX buffer DMA failed\n");
+            p->bad = true;
+        } else {
+            p->len += blen;
+        }
+    }
+    return w0 & ENAHW_TXD_LAST;
+}
+
+static bool ena_tx_post(EnaState *s, EnaSq *sq, uint16_t req_id)
+{
+    EnaCq *cq = &s->cqs[sq->cq];
+    uint8_t c[ENAHW_TXC_SIZE] = { 0 };
+    uint64_t addr;
+
+    if (!cq->live) {
+        return false;
+    }
+    if (s->fault_tx_swallow) {
+        /* the packet went out; its completion never comes */
+        s->fault_tx_swallow--;
+        trace_ena_io_fault("tx completion swallowed", req_id);
+        return false;
+    }
+    if (s->fault_tx_bad_reqid) {
+        s->fault_tx_bad_reqid--;
+        req_id = sq->depth + 7;
+    } else if (ena_fuzz_hit(s, ENA_FUZZ_TX_REQID)) {
+        req_id = ena_fuzz_bad_id(s, sq->depth);
+    }
+    addr = cq->base + (uint64_t)(cq->tail & (cq->depth - 1)) * cq->entry_size;
+    stw_le_p(c + ENAHW_TXC_REQ_ID, req_id);
+    stw_le_p(c + ENAHW_TXC_SUB_QID, 0);
+    stw_le_p(c + ENAHW_TXC_SQ_HEAD, (uint16_t)sq->head);
+    pci_dma_write(PCI_DEVICE(s), addr, c, 2);
+    pci_dma_write(PCI_DEVICE(s), addr + 4, c + 4, 4);
+    smp_wmb();  /* req_id must land before the phase bit */
+    c[ENAHW_TXC_FLAGS] = ena_phase(cq->tail, cq->depth);
+    pci_dma_write(PCI_DEVICE(s), addr + 2, c + 2, 2);
+    cq->tail++;
+    return true;
+}
+
+static void ena_tx_finish(EnaState *s, EnaSq *sq, uint32_t qidx, EnaTxPkt *p)
+{
+    NetClientState *nc = qemu_get_queue(s->nic);
+
+    if (!p->bad && p->len) {
+        if (p->w1 & (ENAHW_TXD_L4_CSUM | ENAHW_TXD_L3_CSUM)) {
+            ena_tx_csum(s, sq, s->tx_frame, p->len, p->w1);
+        }
+        if (p->w1 & ENAHW_TXD_TSO) {
+            qemu_log_mask(LOG_GUEST_ERROR, "ena: TSO requested, not offered\n");
+        }
+        trace_ena_tx(qidx, p->len);
+        s->st.tx_packets++;
+        s->st.tx_bytes += p->len;
+        if (!nc->link_down) {
+            qemu_send_packet(nc, s->tx_frame, p->len);
+        }
+    }
+}
+
+static bool ena_tx_phase_ok(EnaSq *sq, const uint8_t *desc, uint32_t idx)
+{
+    uint32_t w0 = ldl_le_p(desc);
+
+    return !!(w0 & ENAHW_TXD_PHASE) == ena_phase(idx, sq->depth);
+}
+
+static void ena_tx_host(EnaState *s, EnaSq *sq, uint32_t qidx)
+{
+    uint8_t desc[16];
+    bool posted = false;
+
+    while (sq->tail != sq->head) {
+        EnaTxPkt p = { 0 };
+        uint32_t pos = sq->head;
+        bool done = false, resync = false;
+
+        while (pos != sq->tail) {
+            uint64_t addr = sq->base + (uint64_t)(pos & (sq->depth - 1)) * 16;
+
+            if (pci_dma_read(PCI_DEVICE(s), addr, desc, 16) != MEMTX_OK ||
+                !ena_tx_phase_ok(sq, desc, pos)) {
+                qemu_log_mask(LOG_GUEST_ERROR,
+                              "ena: TX sq %u desc %u unreadable or stale\n",
+                              qidx, pos);
+                sq->head = sq->tail;
+                goto out;
+            }
+            if (p.ndesc && (ldl_le_p(desc) & ENAHW_TXD_FIRST)) {
+                resync = true;      /* unterminated packet before this one */
+                break;
+            }
+            pos++;
+            if (ena_tx_desc(s, sq, desc, &p) || p.ndesc >= ENA_PKT_DESCS_MAX) {
+                done = true;
+                break;
+            }
+        }
+        if (resync) {
+            sq->head = pos;
+            continue;
+        }
+        if (!done) {
+            break;      /* packet not complete yet: wait for more */
+        }
+        sq->head = pos;
+        ena_tx_finish(s, sq, qidx, &p);
+        if (p.comp) {
+            posted |= ena_tx_post(s, sq, p.req_id);
+        }
+    }
+out:
+    if (posted) {
+        ena_io_irq(s, &s->cqs[sq->cq]);
+    }
+}
+
+static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
+{
+    bool posted = false;
+
+    while (sq->tail != sq->head) {
+        EnaTxPkt p = { 0 };
+        uint32_t e = sq->head, slot = 0, limit = ENAHW_LLQ_DESCS_BEFORE_HDR;
+        uint8_t *entry = sq->llq + (size_t)(e & (sq->depth - 1)) *
+                         sq->llq_entry;
+        uint8_t *first = entry;
+        bool done = false, resync = false;
+        size_t hdr;
+
+        for (;;) {
+            uint8_t *desc;
+
+            if (slot == limit) {
+                e++;
+                if (e == sq->tail) {
+                    break;
+                }
+                entry = sq->llq + (size_t)(e & (sq->depth - 1)) *
+                        sq->llq_entry;
+                slot = 0;
+                limit = sq->llq_entry / 16;
+            }
+            desc = entry + slot * 16;
+            slot++;
+            if (!ena_tx_phase_ok(sq, desc, e)) {
+                qemu_log_mask(LOG_GUEST_ERROR,
+                              "ena: LLQ sq %u entry %u has a stale phase\n",
+                              qidx, e);
+                sq->head = sq->tail;
+                goto out;
+            }
+            if (p.ndesc && (ldl_le_p(desc) & ENAHW_TXD_FIRST)) {
+                if (slot != 1 || e == sq->head) {
+                    qemu_log_mask(LOG_GUEST_ERROR,
+                                  "ena: LLQ sq %u entry %u misplaced first "
+                                  "descriptor\n", qidx, e);
+                    sq->head = sq->tail;
+                    goto out;
+                }
+                /* an unterminated packet: restart at the new one */
+                resync = true;
+                break;
+            }
+            /* the inline header goes in front of the first buffer's data */
+            if (!p.started && !(ldl_le_p(desc) & ENAHW_TXD_META)) {
+                hdr = MIN(ldl_le_p(desc + 12) >> ENAHW_TXD_HDR_LEN_SHIFT,
+                          sq->llq_entry - ENAHW_LLQ_DESCS_BEFORE_HDR * 16);
+                memcpy(s->tx_frame, first + ENAHW_LLQ_DESCS_BEFORE_HDR * 16,
+                       hdr);
+                p.len = hdr;
+            }
+            if (ena_tx_desc(s, sq, desc, &p) || p.ndesc >= ENA_PKT_DESCS_MAX) {
+                done = true;
+                break;
+            }
+        }
+        if (resync) {
+            sq->head = e;
+            continue;
+        }
+        if (!done) {
+            break;
+        }
+        sq->head = e + 1;
+        ena_tx_finish(s, sq, qidx, &p);
+        if (p.comp) {
+            posted |= ena_tx_post(s, sq, p.req_id);
+        }
+    }
+out:
+    if (posted) {
+        ena_io_irq(s, &s->cqs[sq->cq]);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* RX                                                                  */
+
+typedef struct EnaRxInfo {
+    uint32_t status;        /* l3/l4 protocol and checksum bits */
+    uint32_t hash;
+} EnaRxInfo;
+
+static uint32_t ena_rss_hash(EnaState *s, const uint8_t *in, size_t len)
+{
+    if (s->rss_func == ENAHW_RSS_FUNC_CRC32) {
+        return crc32c(s->rss_init, in, len);
+    } else {
+        net_toeplitz_key key;
+        uint32_t h = 0;
+
+        net_toeplitz_key_init(&key, s->rss_key);
+        net_toeplitz_add(&h, (uint8_t *)in, MIN(len, ENAHW_RSS_KEY_BYTES - 4),
+                         &key);
+        return h;
+    }
+}
+
+static uint32_t ena_l4_sum(const uint8_t *l4, size_t l4len, uint8_t proto,
+                           const uint8_t *addrs, size_t alen)
+{
+    uint32_t sum = net_checksum_add(alen, (uint8_t *)addrs);
+
+    sum += l4len + proto;
+    return sum + net_checksum_add(l4len, (uint8_t *)l4);
+}
+
+/* Parse a received frame: protocol, checksum verdicts and the RSS hash. */
+static void ena_rx_classify(EnaState *s, const uint8_t *f, size_t len,
+                            EnaRxInfo *ri)
+{
+    uint8_t tuple[36];
+    size_t tlen = 0, off = 14, l4len = 0;
+    const uint8_t *l4 = NULL;
+    uint16_t etype;
+    uint8_t proto = 0;
+    unsigned rss_proto = 7;
+    bool frag = false;
+
+    memset(ri, 0, sizeof(*ri));
+    if (len < 14) {
+        return;
+    }
+    etype = lduw_be_p(f + 12);
+    if (etype == 0x8100 && len >= 18) {
+        etype = lduw_be_p(f + 16);
+        off = 18;
+    }
+    if (etype == 0x0800 && len >= off + 20 && (f[off] >> 4) == 4) {
+        size_t ihl = (f[off] & 0xf) * 4;
+        size_t tot = lduw_be_p(f + off + 2);
+
+        if (ihl < 20 || off + ihl > len || tot < ihl || off + tot > len) {
+            ri->status |= ENAHW_L3_IPV4;
+            return;
+        }
+        ri->status |= ENAHW_L3_IPV4;
+        if (net_raw_checksum((uint8_t *)f + off, ihl) != 0) {
+            ri->status |= ENAHW_RXS_L3_CSUM_ERR;
+        }
+        proto = f[off + 9];
+        frag = (lduw_be_p(f + off + 6) & 0x3fff) != 0;
+        memcpy(tuple, f + off + 12, 8);
+        tlen = 8;
+        rss_proto = frag ? 6 : 4;
+        l4 = f + off + ihl;
+        l4len = tot - ihl;
+        if (frag) {
+            ri->status |= ENAHW_RXS_IPV4_FRAG;
+            l4 = NULL;
+        }
+    } else if (etype == 0x86dd && len >= off + 40 && (f[off] >> 4) == 6) {
+        size_t plen = lduw_be_p(f + off + 4);
+
+        ri->status |= ENAHW_L3_IPV6;
+        proto = f[off + 6];
+        memcpy(tuple, f + off + 8, 32);
+        tlen = 32;
+        rss_proto = 5;
+        if (off + 40 + plen <= len) {
+            l4 = f + off + 40;
+            l4len = plen;
+        }
+    }
+
+    if (l4 && (proto == 6 || proto == 17)) {
+        bool v4 = (ri->status & 0x1f) == ENAHW_L3_IPV4;
+        bool tcp = proto == 6;
+        size_t hmin = tcp ? 20 : 8;
+
+        if (l4len >= hmin) {
+            ri->status |= (tcp ? ENAHW_L4_TCP : ENAHW_L4_UDP)
+                          << ENAHW_RXS_L4_PROTO_SHIFT;
+            if (!tcp && v4 && lduw_be_p(l4 + 6) == 0) {
+                ri->status |= ENAHW_RXS_L4_CHECKED;  /* no UDP checksum */
+            } else if (net_checksum_finish(ena_l4_sum(l4, l4len, proto, tuple,
+                                                      tlen)) == 0) {
+                ri->status |= ENAHW_RXS_L4_CHECKED;
+            } else {
+                ri->status |= ENAHW_RXS_L4_CSUM_ERR | ENAHW_RXS_L4_CHECKED;
+            }
+            rss_proto = v4 ? (tcp ? 0 : 1) : (tcp ? 2 : 3);
+            memcpy(tuple + tlen, l4, 4);
+            tlen += 4;
+        }
+    }
+
+    /* honour the hash fields the driver selected */
+    if (rss_proto == 7) {
+        uint16_t fl = s->rss_fields[7];
+
+        tlen = 0;
+        if (fl & ENAHW_RSS_F_L2_SA) {
+            memcpy(tuple + tlen, f + 6, 6);
+            tlen += 6;
+        }
+        if (fl & ENAHW_RSS_F_L2_DA) {
+            memcpy(tuple + tlen, f, 6);
+            tlen += 6;
+        }
+    } else if (!(s->rss_fields[rss_proto] &
+                 (ENAHW_RSS_F_L4_SP | ENAHW_RSS_F_L4_DP)) &&
+               (rss_proto <= 3)) {
+        tlen -= 4;
+    }
+    ri->hash = tlen ? ena_rss_hash(s, tuple, tlen) : 0;
+}
+
+static EnaSq *ena_rx_pick(EnaState *s, uint32_t hash, uint32_t *qidx)
+{
+    uint32_t i, n = 0, live[ENA_MAX_QUEUES_LIMIT];
+
+    if (s->rss_table_set) {
+        uint16_t v = s->rss_table[hash & ((1u << s->rss_table_log) - 1)];
+
+        if (v < ena_nsq(s)) {
+            if (s->sqs[v].live && s->sqs[v].dir == ENAHW_DIR_RX) {
+                *qidx = v;
+                return &s->sqs[v];
+            }
+            if (s->cqs[v].live && s->cqs[v].sq >= 0 &&
+                s->sqs[s->cqs[v].sq].dir == ENAHW_DIR_RX) {
+                *qidx = s->cqs[v].sq;
+                return &s->sqs[*qidx];
+            }
+        }
+    }
+    for (i = s->qcap; i < ena_nsq(s); i++) {
+        if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_RX) {
+            live[n++] = i;
+        }
+    }
+    if (!n) {
+        return NULL;
+    }
+    *qidx = live[hash % n];
+    return &s->sqs[*qidx];
+}
+
+bool ena_can_receive(NetClientState *nc)
+{
+    EnaState *s = qemu_get_nic_opaque(nc);
+    uint32_t i;
+
+    if (!ena_ready(s) || !s->sqs) {
+        return false;
+    }
+    for (i = s->qcap; i < ena_nsq(s); i++) {
+        if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_RX &&
+            s->sqs[i].tail != s->sqs[i].head) {
+            return true;
+        }
+    }
+    return false;
+}
+
+ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
+{
+    EnaState *s = qemu_get_nic_opaque(nc);
+    PCIDevice *pd = PCI_DEVICE(s);
+    struct {
+        uint64_t addr;
+        uint32_t len;
+        uint16_t req_id;
+    } bufs[ENA_RX_DESCS_PER_PKT];
+    uint8_t desc[ENAHW_RXD_SIZE];
+    uint32_t qidx, n = 0, i, cap = 0;
+    size_t off;
+    EnaRxInfo ri;
+    EnaSq *sq;
+    EnaCq *cq;
+
+    if (!ena_ready(s) || !size) {
+        s->st.rx_dropped++;
+        return size;
+    }
+    ena_rx_classify(s, buf, size, &ri);
+    sq = ena_rx_pick(s, ri.hash, &qidx);
+    if (!sq || !s->cqs[sq->cq].live) {
+        s->st.rx_dropped++;
+        return size;
+    }
+    cq = &s->cqs[sq->cq];
+
+    /* gather enough posted buffers for the whole frame */
+    while (cap < size) {
+        uint32_t pos = sq->head + n;
+        uint64_t addr;
+
+        if (pos == sq->tail) {
+            return 0;   /* wait for the driver to refill */
+        }
+        if (n == ENA_RX_DESCS_PER_PKT) {
+            s->st.rx_dropped++;
+            return size;
+        }
+        addr = sq->base + (uint64_t)(pos & (sq->depth - 1)) * ENAHW_RXD_SIZE;
+        if (pci_dma_read(pd, addr, desc, sizeof(desc)) != MEMTX_OK ||
+            (desc[ENAHW_RXD_CTRL] & ENAHW_RXD_C_PHASE) !=
+            ena_phase(pos, sq->depth)) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "ena: RX sq %u desc %u unreadable or stale\n",
+                          qidx, pos);
+            s->st.rx_dropped++;
+            return size;
+        }
+        bufs[n].len = lduw_le_p(desc + ENAHW_RXD_LEN) ?: 64 * KiB;
+        if (n == 0 && s->fault_rx_runt && size > 8) {
+            /* a device that splits the Ethernet header over buffers */
+            bufs[n].len = MIN(bufs[n].len, 8);
+        }
+        bufs[n].req_id = lduw_le_p(desc + ENAHW_RXD_REQ_ID);
+        bufs[n].addr = ena_addr48(ldl_le_p(desc + ENAHW_RXD_ADDR_LO),
+                                  lduw_le_p(desc + ENAHW_RXD_ADDR_HI));
+        cap += bufs[n].len;
+        n++;
+    }
+
+    off = 0;
+    for (i = 0; i < n; i++) {
+        uint32_t chunk = MIN(bufs[i].len, size - off);
+        uint8_t c[ENAHW_RXC_SIZE] = { 0 };
+        uint32_t status = ri.status;
+        uint16_t req_id = bufs[i].req_id, clen = chunk;
+        uint64_t caddr;
+
+        pci_dma_write(pd, bufs[i].addr, buf + off, chunk);
+        off += chunk;
+        if (i == 0) {
+            status |= ENAHW_RXS_FIRST;
+        }
+        if (i == n - 1) {
+            status |= ENAHW_RXS_LAST;
+        }
+        if (s->fault_rx_bad_reqid) {
+            s->fault_rx_bad_reqid--;
+            req_id = sq->depth + 7;
+        }
+        if (s->fault_rx_bad_len) {
+            s->fault_rx_bad_len--;
+            clen = 0xffff;
+        }
+        if (ena_fuzz_hit(s, ENA_FUZZ_RX_REQID)) {
+            req_id = ena_fuzz_bad_id(s, sq->depth);
+        } else if (ena_fuzz_hit(s, ENA_FUZZ_RX_LEN)) {
+            clen = (ena_fuzz_next(s) & 1) ? 0 :
+                   (uint16_t)(0x8000 | ena_fuzz_next(s));
+        }
+        status |= ena_phase(cq->tail, cq->depth) ? ENAHW_RXS_PHASE : 0;
+        stw_le_p(c + ENAHW_RXC_LEN, clen);
+        stw_le_p(c + ENAHW_RXC_REQ_ID, req_id);
+        stl_le_p(c + ENAHW_RXC_HASH, ri.hash);
+        stw_le_p(c + ENAHW_RXC_SUB_QID, 0);
+        caddr = cq->base + (uint64_t)(cq->tail & (cq->depth - 1)) *
+                cq->entry_size;
+        pci_dma_write(pd, caddr + 4, c + 4, ENAHW_RXC_SIZE - 4);
+        smp_wmb();  /* length/req_id before the status word's phase */
+        stl_le_p(c + ENAHW_RXC_STATUS, status);
+        pci_dma_write(pd, caddr, c, 4);
+        cq->tail++;
+    }
+    if (s->fault_rx_runt && size > 8) {
+        s->fault_rx_runt--;
+    }
+    sq->head += n;
+    s->st.rx_packets++;
+    s->st.rx_bytes += size;
+    trace_ena_rx(qidx, size, n);
+    ena_io_irq(s, cq);
+    return size;
+}
+
+void ena_set_link(NetClientState *nc)
+{
+    EnaState *s = qemu_get_nic_opaque(nc);
+
+    trace_ena_link(!nc->link_down);
+    ena_post_link(s);
+    if (!nc->link_down) {
+        qemu_flush_queued_packets(nc);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* IO doorbells and queue registers                                    */
+
+/* send what a TX SQ holds between its head and the doorbell's tail */
+void ena_tx_serve(EnaState *s, uint32_t idx)
+{
+    EnaSq *sq = &s->sqs[idx];
+
+    if (sq->placement == ENAHW_PLACE_DEV) {
+        ena_tx_llq(s, sq, idx);
+    } else {
+        ena_tx_host(s, sq, idx);
+    }
+}
+
+void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
+{
+    EnaSq *sq;
+    uint32_t ahead;
+
+    s->st.io_doorbells++;
+    if (idx >= ena_nsq(s) || !s->sqs[idx].live) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: doorbell for dead sq %u\n", idx);
+        return;
+    }
+    sq = &s->sqs[idx];
+    ahead = (uint16_t)(val - (uint16_t)sq->head);
+    if (ahead > sq->depth) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "ena: sq %u doorbell %u beyond depth (head %u)\n",
+                      idx, val, sq->head);
+        return;
+    }
+    sq->tail = sq->head + ahead;
+    if (!ena_ready(s)) {
+        return;
+    }
+    if (sq->dir == ENAHW_DIR_RX) {
+        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    } else if (!s->tx_hold) {
+        ena_tx_serve(s, idx);
+    }
+}
+
+void ena_cq_unmask(EnaState *s, uint32_t idx, uint32_t val)
+{
+    EnaCq *cq;
+    uint16_t v;
+
+    if (idx >= ena_nsq(s) || !s->cqs[idx].live) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: unmask for dead cq %u\n", idx);
+        return;
+    }
+    cq = &s->cqs[idx];
+    v = cq->vector;
+    if (!(val & ENAHW_INTR_UNMASK) || v >= s->nr_vectors) {
+        return;
+    }
+    s->vec_masked[v] = false;
+    s->vec_unmasked[v] = true;
+    if (s->vec_pending[v]) {
+        ena_io_irq_raise(s, cq, false);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* BAR2: LLQ device memory                                             */
+
+EnaSq *ena_llq_locate(EnaState *s, hwaddr addr, unsigned size,
+                      size_t *off)
+{
+    uint64_t slot_bytes = (uint64_t)s->llq_slot_depth * ENAHW_LLQ_ENTRY_BYTES;
+    uint32_t slot = addr / slot_bytes;
+    EnaSq *sq;
+
+    if (slot >= s->qcap) {
+        return NULL;
+    }
+    sq = &s->sqs[slot];
+    if (!sq->live || !sq->llq) {
+        return NULL;
+    }
+    *off = addr % slot_bytes;
+    if (*off + size > (size_t)sq->depth * sq->llq_entry) {
+        return NULL;
+    }
+    return sq;
+}
