@@ -310,7 +310,10 @@ enum {
 #define ENAHW_RXS_LAST              (1u << 27)
 
 /* Interrupt unmask register */
+#define ENAHW_INTR_RX_DELAY         0x7fffu         /* bits 14:0 */
+#define ENAHW_INTR_TX_DELAY_SHIFT   15              /* bits 29:15 */
 #define ENAHW_INTR_UNMASK           (1u << 30)
+#define ENAHW_INTR_NO_MODER_UPDATE  (1u << 31)
 
 /* LLQ configuration values (bit masks in the LLQ feature) */
 #define ENAHW_LLQ_HDR_INLINE        1

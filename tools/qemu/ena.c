@@ -648,6 +648,7 @@ static void ena_instance_init(Object *obj)
     s->fuzz_kinds = BIT(ENA_FUZZ_KINDS) - 1;
     s->max_queues = 8;
     s->llq_enabled = true;
+    s->intr_delay_res = 1;
 
     ena_add_u32(obj, "max-queues", &s->max_queues, ena_set_max_queues);
     object_property_add_bool(obj, "llq", ena_get_llq, ena_set_llq);
@@ -657,6 +658,8 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "reset-latency-us", &s->reset_latency_us, NULL);
     ena_add_u32(obj, "max-depth", &s->max_depth, ena_set_max_depth);
     ena_add_u32(obj, "keepalive-ms", &s->keepalive_ms, ena_set_keepalive);
+    /* interrupt moderation's delay unit in us; 0: no moderation feature */
+    ena_add_u32(obj, "intr-delay-resolution", &s->intr_delay_res, NULL);
     object_property_add(obj, "fault-status-opcode", "int32", ena_get_i32,
                         ena_set_i32, NULL, &s->fault_status_opcode);
     ena_add_u32(obj, "fault-status-code", &s->fault_status_code, NULL);
@@ -732,6 +735,8 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-rx-packets", &s->st.rx_packets);
     ena_add_stat(obj, "stat-rx-dropped", &s->st.rx_dropped);
     ena_add_stat(obj, "stat-aenq-dropped", &s->st.aenq_dropped);
+    ena_add_stat(obj, "stat-io-irqs", &s->st.io_irqs);
+    ena_add_stat(obj, "stat-io-irqs-held", &s->st.io_irqs_held);
     object_property_add_str(obj, "queues", ena_get_queues, NULL);
     ena_add_stat(obj, "stat-react-count", NULL);
     ena_add_stat(obj, "stat-react-median-ns", NULL);
@@ -810,6 +815,7 @@ static void ena_realize(PCIDevice *pd, Error **errp)
     s->vec_masked = g_new0(bool, s->nr_vectors);
     s->vec_pending = g_new0(bool, s->nr_vectors);
     s->vec_unmasked = g_new0(bool, s->nr_vectors);
+    ena_io_moder_init(s);
     s->tx_frame = g_malloc(ENA_TX_FRAME_MAX);
 
     s->admin_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_admin_timer_cb, s);
@@ -836,6 +842,7 @@ static void ena_exit(PCIDevice *pd)
     timer_free(s->keepalive_timer);
     s->admin_timer = s->reset_timer = s->keepalive_timer = NULL;
     ena_drop_queues(s);
+    ena_io_moder_fini(s);
     qemu_del_nic(s->nic);
     msix_unuse_all_vectors(pd);
     msix_uninit_exclusive_bar(pd);

@@ -354,10 +354,13 @@ static uint32_t ena_supported_features(EnaState *s)
                  BIT(ENAHW_F_HW_HINTS) | BIT(ENAHW_F_MAX_QUEUES_EXT) |
                  BIT(ENAHW_F_RSS_FUNC) | BIT(ENAHW_F_OFFLOAD) |
                  BIT(ENAHW_F_RSS_TABLE) | BIT(ENAHW_F_MTU) |
-                 BIT(ENAHW_F_RSS_INPUT) | BIT(ENAHW_F_INTR_MODER) |
+                 BIT(ENAHW_F_RSS_INPUT) |
                  BIT(ENAHW_F_AENQ_CONFIG) | BIT(ENAHW_F_LINK_CONFIG) |
                  BIT(ENAHW_F_HOST_ATTR);
 
+    if (s->intr_delay_res) {
+        f |= BIT(ENAHW_F_INTR_MODER);
+    }
     if (s->llq_enabled) {
         f |= BIT(ENAHW_F_LLQ);
     }
@@ -504,7 +507,7 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         return ENAHW_ST_OK;
 
     case ENAHW_F_INTR_MODER:
-        stw_le_p(r + 0, 1);                     /* delay resolution, us */
+        stw_le_p(r + 0, s->intr_delay_res);     /* delay resolution, us */
         return ENAHW_ST_OK;
 
     case ENAHW_F_LINK_CONFIG:

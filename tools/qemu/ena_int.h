@@ -49,6 +49,12 @@ enum {
 #define ENA_UNREACTED_MAX       256
 #define ENA_OPCODES             12
 
+/* what a vector's moderation timer fires for */
+typedef struct EnaVecTimer {
+    EnaState *s;
+    uint16_t vector;
+} EnaVecTimer;
+
 typedef struct EnaCq {
     bool live;
     bool intr;
@@ -96,6 +102,8 @@ typedef struct EnaStats {
     uint64_t rx_bytes;
     uint64_t rx_dropped;
     uint64_t aenq_dropped;
+    uint64_t io_irqs;       /* IO interrupt messages sent */
+    uint64_t io_irqs_held;  /* interrupts that waited for the moderation */
 } EnaStats;
 
 struct EnaState {
@@ -205,6 +213,17 @@ struct EnaState {
     bool *vec_masked;
     bool *vec_pending;
     bool *vec_unmasked;     /* the driver unmasked it since the reset */
+    /*
+     * Interrupt moderation: the delays the driver wrote with its last
+     * unmask of the vector (in delay-resolution units), when that unmask
+     * came, and the timer that raises an interrupt held until then.
+     */
+    uint16_t *vec_rx_delay;
+    uint16_t *vec_tx_delay;
+    int64_t *vec_unmask_ns;
+    QEMUTimer **vec_timer;
+    EnaVecTimer *vec_timer_arg;
+    uint32_t intr_delay_res;  /* us per delay unit; 0: no moderation */
     uint8_t *tx_frame;
 
     /* counters */
@@ -265,6 +284,8 @@ void ena_aq_doorbell(EnaState *s, uint32_t val);
 
 /* ena_io.c: IO queues, doorbells, LLQ, RSS, RX, TX, IO interrupts */
 void ena_drop_queues(EnaState *s);
+void ena_io_moder_init(EnaState *s);
+void ena_io_moder_fini(EnaState *s);
 uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe);
 uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe);
 uint8_t ena_destroy_sq(EnaState *s, const uint8_t *sqe);

@@ -33,10 +33,25 @@
  * already took in its last poll, and the driver's first unmask of a queue
  * it starts would announce a lost one again; neither loss is a fault.
  */
+/*
+ * Moderation: the delay (ns) the driver asked for with its last unmask of
+ * vector @v, for a completion of @cq (the RX delay for an RX queue's CQ,
+ * the TX delay otherwise).
+ */
+static int64_t ena_io_moder_ns(EnaState *s, EnaCq *cq, uint16_t v)
+{
+    bool rx = cq->sq >= 0 && (uint32_t)cq->sq < ena_nsq(s) &&
+              s->sqs[cq->sq].dir == ENAHW_DIR_RX;
+
+    return (int64_t)(rx ? s->vec_rx_delay[v] : s->vec_tx_delay[v]) *
+           s->intr_delay_res * SCALE_US;
+}
+
 static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
 {
     PCIDevice *pd = PCI_DEVICE(s);
     uint16_t v = cq->vector;
+    int64_t due;
 
     if (!cq->intr || v >= s->nr_vectors) {
         return;
@@ -45,6 +60,26 @@ static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
         s->vec_pending[v] = true;
         return;
     }
+    /*
+     * Moderation as this model implements it: after an unmask that asked
+     * for a delay, the vector's next interrupt comes no sooner than that
+     * delay after the unmask.  A completion later than that interrupts at
+     * once (no added latency when the queue is idle); completions that
+     * follow a poll closely are gathered into one interrupt.
+     */
+    due = s->vec_unmask_ns[v] + ena_io_moder_ns(s, cq, v);
+    if (due > ena_now()) {
+        if (!s->vec_pending[v]) {
+            s->vec_pending[v] = true;
+            s->st.io_irqs_held++;
+        }
+        if (!timer_pending(s->vec_timer[v]) ||
+            timer_expire_time_ns(s->vec_timer[v]) > due) {
+            timer_mod(s->vec_timer[v], due);
+        }
+        return;
+    }
+    timer_del(s->vec_timer[v]);
     s->vec_masked[v] = true;
     s->vec_pending[v] = false;
     if (s->fault_io_irq_drop ||
@@ -56,6 +91,7 @@ static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
     }
     if (msix_enabled(pd)) {
         trace_ena_io_irq(v);
+        s->st.io_irqs++;
         msix_notify(pd, v);
         if (s->fuzz_seed && s->fuzz_kind != ENA_FUZZ_IRQ_DROP &&
             !(ena_fuzz_next(s) & 7)) {
@@ -73,6 +109,66 @@ static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
 static void ena_io_irq(EnaState *s, EnaCq *cq)
 {
     ena_io_irq_raise(s, cq, true);
+}
+
+/* The moderation delay of a vector ran out with an interrupt held */
+static void ena_io_moder_cb(void *opaque)
+{
+    EnaCq *cq = NULL;
+    EnaState *s;
+    uint32_t i;
+    uint16_t v;
+
+    s = ((EnaVecTimer *)opaque)->s;
+    v = ((EnaVecTimer *)opaque)->vector;
+    if (!s->vec_pending[v] || s->vec_masked[v]) {
+        return;
+    }
+    for (i = 0; i < ena_nsq(s); i++) {
+        if (s->cqs[i].live && s->cqs[i].intr && s->cqs[i].vector == v) {
+            cq = &s->cqs[i];
+            break;
+        }
+    }
+    if (!cq) {
+        s->vec_pending[v] = false;
+        return;
+    }
+    /* the delay has passed: no CQ of the vector holds it back any more */
+    s->vec_unmask_ns[v] = INT64_MIN / 2;
+    ena_io_irq_raise(s, cq, false);
+}
+
+void ena_io_moder_init(EnaState *s)
+{
+    uint32_t i;
+
+    s->vec_rx_delay = g_new0(uint16_t, s->nr_vectors);
+    s->vec_tx_delay = g_new0(uint16_t, s->nr_vectors);
+    s->vec_unmask_ns = g_new0(int64_t, s->nr_vectors);
+    s->vec_timer = g_new0(QEMUTimer *, s->nr_vectors);
+    s->vec_timer_arg = g_new0(EnaVecTimer, s->nr_vectors);
+    for (i = 0; i < s->nr_vectors; i++) {
+        s->vec_timer_arg[i].s = s;
+        s->vec_timer_arg[i].vector = i;
+        s->vec_timer[i] = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_io_moder_cb,
+                                       &s->vec_timer_arg[i]);
+    }
+}
+
+void ena_io_moder_fini(EnaState *s)
+{
+    uint32_t i;
+
+    for (i = 0; i < s->nr_vectors; i++) {
+        timer_free(s->vec_timer[i]);
+    }
+    g_free(s->vec_timer);
+    g_free(s->vec_timer_arg);
+    g_free(s->vec_rx_delay);
+    g_free(s->vec_tx_delay);
+    g_free(s->vec_unmask_ns);
+    s->vec_timer = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -110,6 +206,10 @@ void ena_drop_queues(EnaState *s)
         s->vec_masked[i] = false;
         s->vec_pending[i] = false;
         s->vec_unmasked[i] = false;
+        s->vec_rx_delay[i] = 0;
+        s->vec_tx_delay[i] = 0;
+        s->vec_unmask_ns[i] = 0;
+        timer_del(s->vec_timer[i]);
     }
 }
 
@@ -972,6 +1072,12 @@ void ena_cq_unmask(EnaState *s, uint32_t idx, uint32_t val)
     if (!(val & ENAHW_INTR_UNMASK) || v >= s->nr_vectors) {
         return;
     }
+    if (!(val & ENAHW_INTR_NO_MODER_UPDATE) && s->intr_delay_res) {
+        s->vec_rx_delay[v] = val & ENAHW_INTR_RX_DELAY;
+        s->vec_tx_delay[v] = (val >> ENAHW_INTR_TX_DELAY_SHIFT) &
+                             ENAHW_INTR_RX_DELAY;
+    }
+    s->vec_unmask_ns[v] = ena_now();
     s->vec_masked[v] = false;
     s->vec_unmasked[v] = true;
     if (s->vec_pending[v]) {

@@ -7,6 +7,7 @@
 
 #include <linux/bitops.h>
 #include <linux/completion.h>
+#include <linux/dim.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
 #include <linux/mutex.h>
@@ -56,6 +57,13 @@
  * --set-tunable rx-copybreak); the in-tree driver's default.
  */
 #define ENA_RX_COPYBREAK_DEFAULT	(256 - NET_IP_ALIGN)
+/*
+ * Interrupt moderation at start, the in-tree driver's values: the device
+ * holds a queue's interrupt this long after the unmask (RX: until DIM
+ * chooses, or for good with adaptive-rx off).
+ */
+#define ENA_RX_USECS_DEFAULT		20
+#define ENA_TX_USECS_DEFAULT		64
 #define ENA_TX_CQ_ENTRY_WORDS		(sizeof(struct ena_tx_cdesc) / 4)
 #define ENA_RX_CQ_ENTRY_WORDS		(sizeof(struct ena_rx_cdesc) / 4)
 /* Health */
@@ -246,6 +254,9 @@ struct ena_qp {
 	u64 rx_fail_seen;	/* rx_alloc_fail at the last starvation check */
 	u64 polls_seen;		/* napi_polls at the last look */
 	u8 intr_strikes;	/* periods a completion waited with NAPI idle */
+	/* interrupt moderation */
+	struct dim dim;		/* adaptive RX moderation, sampled by NAPI */
+	u32 rx_usecs;		/* RX delay the next unmask asks for */
 };
 
 /* rings of a queue pair that are not (or no longer) in use by it */
@@ -332,7 +343,11 @@ struct ena_adapter {
 	u32 offload_tx;
 	u32 offload_rx;
 	u32 aenq_groups;
-	u16 intr_delay_res;
+	u16 intr_delay_res;	/* us per moderation unit; 0: no moderation */
+	/* ethtool -C, under RTNL; NAPI reads them with READ_ONCE */
+	u32 rx_usecs;		/* RX delay when adaptive-rx is off */
+	u32 tx_usecs;
+	bool adaptive_rx;
 	struct ena_feat_hw_hints hints;
 	struct ena_llq_cfg llq;
 
@@ -476,6 +491,7 @@ int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp);
 void ena_tx_drain(struct ena_qp *qp);
 void ena_rx_drain(struct ena_qp *qp);
 void ena_unmask_irq(struct ena_qp *qp);
+void ena_dim_start(struct ena_qp *qp);
 
 /* ena_netdev.c */
 void ena_netdev_setup(struct ena_adapter *a);

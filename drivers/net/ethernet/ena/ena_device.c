@@ -58,7 +58,8 @@ static void ena_fill_host_info(struct ena_adapter *a)
 			      FIELD_PREP(ENA_HOST_BDF_FUNC,
 					 PCI_FUNC(pdev->devfn)));
 	hi->num_cpus = cpu_to_le16(num_online_cpus());
-	hi->driver_supported_features = cpu_to_le32(ENA_HOST_FEAT_RSS_FUNC_KEY);
+	hi->driver_supported_features = cpu_to_le32(ENA_HOST_FEAT_INTR_MODER |
+						    ENA_HOST_FEAT_RSS_FUNC_KEY);
 }
 
 static int ena_send_host_attr(struct ena_adapter *a)

@@ -324,7 +324,63 @@ static int ena_set_tunable(struct net_device *nd,
 	return 0;
 }
 
+static int ena_get_coalesce(struct net_device *nd, struct ethtool_coalesce *c,
+			    struct kernel_ethtool_coalesce *kc,
+			    struct netlink_ext_ack *extack)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	if (!a->intr_delay_res)
+		return -EOPNOTSUPP;
+	c->rx_coalesce_usecs = a->rx_usecs;
+	c->tx_coalesce_usecs = a->tx_usecs;
+	c->use_adaptive_rx_coalesce = a->adaptive_rx;
+	return 0;
+}
+
+/*
+ * ethtool -C: rx-usecs, tx-usecs and adaptive-rx, in the device's delay
+ * units (a value is rounded down to one).  The running queues take them at
+ * their next unmask; rx-usecs applies while adaptive-rx is off.
+ */
+static int ena_set_coalesce(struct net_device *nd, struct ethtool_coalesce *c,
+			    struct kernel_ethtool_coalesce *kc,
+			    struct netlink_ext_ack *extack)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+	u32 res = a->intr_delay_res, max = ENA_INTR_DELAY_MAX * res;
+	unsigned int q;
+
+	if (!res) {
+		NL_SET_ERR_MSG_MOD(extack, "the device has no interrupt moderation");
+		return -EOPNOTSUPP;
+	}
+	if (c->rx_coalesce_usecs > max || c->tx_coalesce_usecs > max) {
+		/* no formatted extack on 6.1: the limit goes to the log */
+		NL_SET_ERR_MSG_MOD(extack,
+				   "rx-usecs or tx-usecs above the device's delay range");
+		netdev_info(nd, "rx-usecs and tx-usecs are at most %u\n", max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(a->tx_usecs, c->tx_coalesce_usecs - c->tx_coalesce_usecs % res);
+	a->rx_usecs = c->rx_coalesce_usecs - c->rx_coalesce_usecs % res;
+	WRITE_ONCE(a->adaptive_rx, c->use_adaptive_rx_coalesce);
+	for (q = 0; q < a->max_queues; q++) {
+		struct ena_qp *qp = &a->qps[q];
+
+		if (!test_bit(ENA_QP_STARTED, &qp->state))
+			continue;
+		/* adaptive: from DIM's default profile until it chooses */
+		WRITE_ONCE(qp->rx_usecs, a->adaptive_rx ?
+			   net_dim_get_def_rx_moderation(qp->dim.mode).usec :
+			   a->rx_usecs);
+	}
+	return 0;
+}
+
 static const struct ethtool_ops ena_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
+				     ETHTOOL_COALESCE_USE_ADAPTIVE_RX,
 	.get_drvinfo		= ena_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= ena_get_link_ksettings,
@@ -342,6 +398,8 @@ static const struct ethtool_ops ena_ethtool_ops = {
 	.set_rxfh		= ena_set_rxfh,
 	.get_tunable		= ena_get_tunable,
 	.set_tunable		= ena_set_tunable,
+	.get_coalesce		= ena_get_coalesce,
+	.set_coalesce		= ena_set_coalesce,
 };
 
 void ena_ethtool_set_ops(struct net_device *nd)

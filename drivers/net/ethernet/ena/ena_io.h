@@ -122,6 +122,7 @@ struct ena_rx_cdesc {
 #define ENA_INTR_TX_DELAY	GENMASK(29, 15)
 #define ENA_INTR_UNMASK		BIT(30)
 #define ENA_INTR_NO_MODER_UPDATE BIT(31)
+#define ENA_INTR_DELAY_MAX	0x7fffU	/* in the device's delay units */
 
 static_assert(sizeof(struct ena_tx_desc) == 16);
 static_assert(sizeof(struct ena_tx_meta_desc) == 16);

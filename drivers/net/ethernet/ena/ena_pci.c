@@ -119,6 +119,10 @@ static void ena_size_queues(struct ena_adapter *a)
 					a->dev_max_tx_depth);
 	a->rx_ring_size = ena_ring_size(a->dev_max_rx_depth);
 	a->rx_copybreak = ENA_RX_COPYBREAK_DEFAULT;
+	/* moderation as the in-tree driver starts it (if the device has it) */
+	a->adaptive_rx = true;
+	a->rx_usecs = ENA_RX_USECS_DEFAULT;
+	a->tx_usecs = ENA_TX_USECS_DEFAULT;
 }
 
 static int ena_qps_alloc(struct ena_adapter *a)

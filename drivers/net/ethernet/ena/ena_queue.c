@@ -523,14 +523,20 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	if (rc)
 		goto err_rx_sq;
 	netif_napi_set_irq(&qp->napi, qp->irq);
-	irq_update_affinity_hint(qp->irq,
-				 cpumask_of(cpumask_local_spread(qid,
-								 dev_to_node(&a->pdev->dev))));
+	/*
+	 * Spread the queues over the CPUs near the device, as the in-tree
+	 * driver does: the hint for irqbalance, and the affinity itself (with
+	 * no irqbalance every queue's vector would land on one CPU).
+	 */
+	irq_set_affinity_and_hint(qp->irq,
+				  cpumask_of(cpumask_local_spread(qid,
+								  dev_to_node(&a->pdev->dev))));
 
 	tx->ndq = netdev_get_tx_queue(a->netdev, qid);
 	netdev_tx_reset_queue(tx->ndq);
 	ena_rx_refill(qp, rx->depth - 1, GFP_KERNEL);
 
+	ena_dim_start(qp);
 	set_bit(ENA_QP_STARTED, &qp->state);
 	napi_enable(&qp->napi);
 	/* what netdev netlink reports: this NAPI serves both queues */
@@ -600,6 +606,7 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_RX, NULL);
 	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_TX, NULL);
 	napi_disable(&qp->napi);
+	cancel_work_sync(&qp->dim.work);
 	__netif_tx_lock_bh(qp->tx.ndq);
 	netif_tx_stop_queue(qp->tx.ndq);
 	__netif_tx_unlock_bh(qp->tx.ndq);

@@ -38,10 +38,70 @@ static void ena_xmit_stat_inc(struct ena_qp *qp, u64 *ctr)
 	u64_stats_update_end(&qp->stats->xmit_sync);
 }
 
+/**
+ * ena_unmask_irq() - unmask the queue pair's vector
+ * @qp: the queue pair
+ *
+ * With moderation the unmask carries the delays the device waits after it
+ * before the vector's next interrupt: the RX one DIM (or ethtool -C) chose
+ * for this queue, the TX one from ethtool -C.  Both are within the field's
+ * range: ethtool -C checks the static ones, DIM's profiles are far below.
+ */
 void ena_unmask_irq(struct ena_qp *qp)
 {
-	if (qp->unmask)
-		writel(ENA_INTR_UNMASK, qp->unmask);
+	u32 res = qp->adapter->intr_delay_res, val = ENA_INTR_UNMASK;
+
+	if (!qp->unmask)
+		return;
+	if (res)
+		val |= FIELD_PREP(ENA_INTR_RX_DELAY,
+				  min(READ_ONCE(qp->rx_usecs) / res, ENA_INTR_DELAY_MAX)) |
+		       FIELD_PREP(ENA_INTR_TX_DELAY,
+				  min(READ_ONCE(qp->adapter->tx_usecs) / res,
+				      ENA_INTR_DELAY_MAX));
+	writel(val, qp->unmask);
+}
+
+/* DIM chose a profile for @w's queue: its next unmasks ask for that delay */
+static void ena_dim_work(struct work_struct *w)
+{
+	struct dim *dim = container_of(w, struct dim, work);
+	struct ena_qp *qp = container_of(dim, struct ena_qp, dim);
+	struct dim_cq_moder m = net_dim_get_rx_moderation(dim->mode,
+							  dim->profile_ix);
+
+	if (READ_ONCE(qp->adapter->adaptive_rx))
+		WRITE_ONCE(qp->rx_usecs, m.usec);
+	dim->state = DIM_START_MEASURE;
+}
+
+/**
+ * ena_dim_start() - moderation state of a queue pair being started
+ * @qp: the queue pair, NAPI not yet enabled
+ *
+ * Starts from DIM's default profile with adaptive-rx, else from the
+ * static RX delay.  The queue's stop cancels the work (ena_qp_stop()).
+ */
+void ena_dim_start(struct ena_qp *qp)
+{
+	struct ena_adapter *a = qp->adapter;
+
+	memset(&qp->dim, 0, sizeof(qp->dim));
+	INIT_WORK(&qp->dim.work, ena_dim_work);
+	qp->dim.mode = DIM_CQ_PERIOD_MODE_START_FROM_EQE;
+	qp->rx_usecs = a->adaptive_rx ?
+		       net_dim_get_def_rx_moderation(qp->dim.mode).usec :
+		       a->rx_usecs;
+}
+
+/* one DIM sample at the end of a poll: packets and bytes so far */
+static void ena_dim_sample(struct ena_qp *qp)
+{
+	struct dim_sample s;
+
+	dim_update_sample(qp->stats->napi_completes, qp->stats->rx_packets,
+			  qp->stats->rx_bytes, &s);
+	net_dim(&qp->dim, s);
 }
 
 irqreturn_t ena_io_irq(int irq, void *data)
@@ -793,8 +853,12 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 	     ENA_TXC_PHASE) == qp->tx.cq_phase)
 		return budget;
 	unmask = napi_complete_done(napi, rx);
-	if (unmask)
+	if (unmask) {
+		if (qp->adapter->intr_delay_res &&
+		    READ_ONCE(qp->adapter->adaptive_rx))
+			ena_dim_sample(qp);
 		ena_unmask_irq(qp);
+	}
 	u64_stats_update_begin(&qp->stats->napi_sync);
 	qp->stats->napi_completes++;
 	qp->stats->unmasks += unmask;

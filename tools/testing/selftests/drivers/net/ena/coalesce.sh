@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Interrupt moderation as a user sees it: `ethtool -c` shows the in-tree
+# driver's defaults (adaptive-rx on, rx-usecs 20, tx-usecs 64), `ethtool -C`
+# takes rx-usecs, tx-usecs and adaptive-rx and refuses a delay the device
+# cannot hold, and the delays reach the device: under a UDP stream the
+# receiving device sends fewer interrupts per packet with a delay than
+# without one (the model counts the interrupts it sent and the ones it held
+# for a delay), while an idle request/response is not slowed by it.
+#
+# The model's moderation: after an unmask that asked for a delay, the
+# vector's next interrupt comes no sooner than that delay after the unmask
+# (tools/qemu/README.md).
+. "$(dirname "$0")/ena_lib.sh"
+
+cleanup() {
+	[ -f /tmp/ena-coal-iperf.pid ] && kill "$(cat /tmp/ena-coal-iperf.pid)" 2>/dev/null
+	rm -f /tmp/ena-coal-iperf.pid
+	pair_teardown; ena_unload 2>/dev/null
+}
+trap cleanup EXIT
+
+# coal KEY: a value of `ethtool -c $A` ("Adaptive RX" gives on/off)
+coal() {
+	ethtool -c "$A" | awk -v k="$1" '
+		k == "Adaptive RX" && /^Adaptive RX:/ {print $3; exit}
+		$1 == k ":" {print $2; exit}'
+}
+
+check_defaults() {
+	local ad rx tx
+	ad=$(coal "Adaptive RX") rx=$(coal rx-usecs) tx=$(coal tx-usecs)
+	echo "adaptive-rx $ad rx-usecs $rx tx-usecs $tx"
+	[ "$ad" = on ] && [ "$rx" = 20 ] && [ "$tx" = 64 ]
+}
+
+check_set() {
+	local out
+	ethtool -C "$A" adaptive-rx off rx-usecs 100 tx-usecs 30 || return 1
+	echo "after -C adaptive-rx off rx-usecs 100 tx-usecs 30:" \
+		"$(coal "Adaptive RX") $(coal rx-usecs) $(coal tx-usecs)"
+	[ "$(coal "Adaptive RX")" = off ] && [ "$(coal rx-usecs)" = 100 ] &&
+		[ "$(coal tx-usecs)" = 30 ] || return 1
+	# the device's field holds 15 bits of its delay unit (1 us here)
+	if out=$(ethtool -C "$A" rx-usecs 40000 2>&1); then
+		echo "rx-usecs 40000 was taken: $(coal rx-usecs)"; return 1
+	fi
+	echo "rx-usecs 40000: refused ($out)"
+	[ "$(coal rx-usecs)" = 100 ] || { echo "the refused value changed rx-usecs"; return 1; }
+	ethtool -C "$A" adaptive-rx on rx-usecs 20 tx-usecs 64 && check_defaults
+}
+
+# stream SECONDS: UDP from the peer to $A as fast as it goes; prints
+# "irqs packets held" of $A's device over the run
+stream() {
+	local i0 p0 h0
+	i0=$(model_get ena0 stat-io-irqs) p0=$(model_get ena0 stat-rx-packets)
+	h0=$(model_get ena0 stat-io-irqs-held)
+	ip netns exec ena-peer iperf3 -c 10.77.0.1 -u -b 0 -l 64 -t "$1" > /dev/null 2>&1 || return 1
+	echo "$(($(model_get ena0 stat-io-irqs) - i0)) $(($(model_get ena0 stat-rx-packets) - p0))" \
+		"$(($(model_get ena0 stat-io-irqs-held) - h0))"
+}
+
+# per_1000 IRQS PACKETS
+per_1000() { echo $(( $1 * 1000 / ($2 > 0 ? $2 : 1) )); }
+
+# the iperf3 server lives only as long as the check: it inherits ktap_run's
+# pipe, which would not end while a daemon holds it
+check_load() {
+	local rc
+	iperf3 -s -D -B 10.77.0.1 --pidfile /tmp/ena-coal-iperf.pid > /dev/null 2>&1 || return 1
+	sleep 0.5
+	load_rounds; rc=$?
+	kill "$(cat /tmp/ena-coal-iperf.pid)"; rm -f /tmp/ena-coal-iperf.pid
+	return $rc
+}
+
+load_rounds() {
+	local r0 r1 ra
+	ethtool -C "$A" adaptive-rx off rx-usecs 0 tx-usecs 0 || return 1
+	read -r -a r0 < <(stream 3) || return 1
+	ethtool -C "$A" adaptive-rx off rx-usecs 1000 tx-usecs 1000 || return 1
+	read -r -a r1 < <(stream 3) || return 1
+	ethtool -C "$A" adaptive-rx on rx-usecs 20 tx-usecs 64 || return 1
+	read -r -a ra < <(stream 3) || return 1
+	echo "no delay:     ${r0[0]} interrupts for ${r0[1]} packets ($(per_1000 "${r0[0]}" "${r0[1]}") per 1000), ${r0[2]} held"
+	echo "1000 us:      ${r1[0]} interrupts for ${r1[1]} packets ($(per_1000 "${r1[0]}" "${r1[1]}") per 1000), ${r1[2]} held"
+	echo "adaptive-rx:  ${ra[0]} interrupts for ${ra[1]} packets ($(per_1000 "${ra[0]}" "${ra[1]}") per 1000), ${ra[2]} held"
+	[ "${r0[1]}" -gt 1000 ] && [ "${r1[1]}" -gt 1000 ] || { echo "too few packets to tell"; return 1; }
+	[ "${r0[2]}" = 0 ] || { echo "interrupts held with no delay asked"; return 1; }
+	[ "${r1[2]}" -gt 0 ] || { echo "no interrupt held for the 1000 us delay"; return 1; }
+	# with the delay, at most half the interrupts per packet
+	[ $(( $(per_1000 "${r1[0]}" "${r1[1]}") * 2 )) -le "$(per_1000 "${r0[0]}" "${r0[1]}")" ] ||
+		{ echo "the delay did not halve the interrupts per packet"; return 1; }
+}
+
+# rtt_median COUNT: median ping RTT in us to the peer, one every 50 ms
+rtt_median() {
+	ping -c "$1" -i 0.05 10.77.0.2 | awk -F'time=' '/time=/{split($2, t, " "); print int(t[1] * 1000)}' |
+		sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+}
+
+check_idle() {
+	local m0 m1
+	ethtool -C "$A" adaptive-rx off rx-usecs 0 tx-usecs 0 || return 1
+	m0=$(rtt_median 21)
+	ethtool -C "$A" adaptive-rx on rx-usecs 20 tx-usecs 64 || return 1
+	m1=$(rtt_median 21)
+	echo "idle ping median RTT: no moderation ${m0} us, adaptive-rx (defaults) ${m1} us"
+	[ -n "$m0" ] && [ -n "$m1" ] || return 1
+	# within 1.5x and 300 us of no moderation (TCG timing is noisy)
+	[ "$m1" -le $(( m0 * 3 / 2 + 300 )) ]
+}
+
+ktap_header 6
+d0=$(dmesg_lines)
+if ! { ena_load && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" && ping_ok; } >/dev/null 2>&1; then
+	ktap_fail "baseline (load, link, ping)"
+	ktap_finish
+fi
+ktap_pass "baseline (load, link, ping)"
+ktap_check "ethtool -c: the in-tree defaults (adaptive-rx on, rx-usecs 20, tx-usecs 64)" check_defaults
+ktap_check_xfail_stock "ethtool -C: values taken, a delay beyond the device's range refused" \
+	"the in-tree driver does not check the range" check_set
+ktap_check "under a UDP stream: a 1000 us delay at least halves the interrupts per packet" check_load
+ktap_check "idle request/response: adaptive-rx adds no latency" check_idle
+pair_teardown
+unload_clean() { timeout 30 rmmod ena && dmesg_clean "$d0"; }
+ktap_check "module unloads, kernel log clean" unload_clean
+ktap_finish
