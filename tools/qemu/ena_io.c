@@ -738,12 +738,63 @@ static uint32_t ena_l4_sum(const uint8_t *l4, size_t l4len, uint8_t proto,
     return sum + net_checksum_add(l4len, (uint8_t *)l4);
 }
 
+/*
+ * The hash input of a frame: each field the driver selected for its hash
+ * protocol @proto, in the order source address, destination address,
+ * source port, destination port (source and destination MAC for frames
+ * that are not IP).  @tuple holds the addresses and, for TCP and UDP, the
+ * ports (@tlen bytes); it is rewritten in place.  Returns the input's
+ * length in @hlen, false when no field is selected.
+ */
+static bool ena_rss_input(EnaState *s, const uint8_t *f, unsigned proto,
+                          uint8_t *tuple, size_t tlen, size_t *hlen)
+{
+    uint16_t fl = proto < ENAHW_RSS_PROTOS ? s->rss_fields[proto] : 0;
+    uint8_t in[36];
+    size_t n = 0, alen;
+
+    if (proto == 7) {
+        if (fl & ENAHW_RSS_F_L2_SA) {
+            memcpy(in + n, f + 6, 6);
+            n += 6;
+        }
+        if (fl & ENAHW_RSS_F_L2_DA) {
+            memcpy(in + n, f, 6);
+            n += 6;
+        }
+    } else if (tlen >= 8) {
+        /* 8 or 12 bytes for IPv4, 32 or 36 for IPv6 */
+        alen = tlen >= 32 ? 16 : 4;
+        if (fl & ENAHW_RSS_F_L3_SA) {
+            memcpy(in + n, tuple, alen);
+            n += alen;
+        }
+        if (fl & ENAHW_RSS_F_L3_DA) {
+            memcpy(in + n, tuple + alen, alen);
+            n += alen;
+        }
+        if (proto <= 3 && tlen == 2 * alen + 4) {
+            if (fl & ENAHW_RSS_F_L4_SP) {
+                memcpy(in + n, tuple + 2 * alen, 2);
+                n += 2;
+            }
+            if (fl & ENAHW_RSS_F_L4_DP) {
+                memcpy(in + n, tuple + 2 * alen + 2, 2);
+                n += 2;
+            }
+        }
+    }
+    memcpy(tuple, in, n);
+    *hlen = n;
+    return n > 0;
+}
+
 /* Parse a received frame: protocol, checksum verdicts and the RSS hash. */
 static void ena_rx_classify(EnaState *s, const uint8_t *f, size_t len,
                             EnaRxInfo *ri)
 {
     uint8_t tuple[36];
-    size_t tlen = 0, off = 14, l4len = 0;
+    size_t tlen = 0, off = 14, l4len = 0, hlen;
     const uint8_t *l4 = NULL;
     uint16_t etype;
     uint8_t proto = 0;
@@ -818,25 +869,8 @@ static void ena_rx_classify(EnaState *s, const uint8_t *f, size_t len,
         }
     }
 
-    /* honour the hash fields the driver selected */
-    if (rss_proto == 7) {
-        uint16_t fl = s->rss_fields[7];
-
-        tlen = 0;
-        if (fl & ENAHW_RSS_F_L2_SA) {
-            memcpy(tuple + tlen, f + 6, 6);
-            tlen += 6;
-        }
-        if (fl & ENAHW_RSS_F_L2_DA) {
-            memcpy(tuple + tlen, f, 6);
-            tlen += 6;
-        }
-    } else if (!(s->rss_fields[rss_proto] &
-                 (ENAHW_RSS_F_L4_SP | ENAHW_RSS_F_L4_DP)) &&
-               (rss_proto <= 3)) {
-        tlen -= 4;
-    }
-    ri->hash = tlen ? ena_rss_hash(s, tuple, tlen) : 0;
+    ri->hash = ena_rss_input(s, f, rss_proto, tuple, tlen, &hlen) ?
+               ena_rss_hash(s, tuple, hlen) : 0;
 }
 
 static EnaSq *ena_rx_pick(EnaState *s, uint32_t hash, uint32_t *qidx)

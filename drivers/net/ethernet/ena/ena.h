@@ -472,6 +472,8 @@ void ena_rss_default_table(struct ena_adapter *a, u32 nq);
 void ena_rss_spread(struct ena_adapter *a, u32 nq);
 int ena_rss_push(struct ena_adapter *a);
 int ena_rss_set_hash(struct ena_adapter *a, u8 func, const u8 *key);
+int ena_rss_get_flow_hash(struct ena_adapter *a, u32 flow_type, u64 *data);
+int ena_rss_set_flow_hash(struct ena_adapter *a, u32 flow_type, u64 data);
 
 /* ena_queue.c: one queue pair's memory life cycle */
 int ena_qp_alloc(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth);

@@ -166,10 +166,21 @@ static int ena_get_rxnfc(struct net_device *nd, struct ethtool_rxnfc *info,
 {
 	struct ena_adapter *a = netdev_priv(nd);
 
-	if (info->cmd == ETHTOOL_GRXRINGS) {
+	switch (info->cmd) {
+	case ETHTOOL_GRXRINGS:
 		info->data = a->num_queues;
 		return 0;
+	case ETHTOOL_GRXFH:
+		return ena_rss_get_flow_hash(a, info->flow_type, &info->data);
 	}
+	return -EOPNOTSUPP;
+}
+
+static int ena_set_rxnfc(struct net_device *nd, struct ethtool_rxnfc *info)
+{
+	if (info->cmd == ETHTOOL_SRXFH)
+		return ena_rss_set_flow_hash(netdev_priv(nd), info->flow_type,
+					     info->data);
 	return -EOPNOTSUPP;
 }
 
@@ -392,6 +403,7 @@ static const struct ethtool_ops ena_ethtool_ops = {
 	.get_strings		= ena_get_strings,
 	.get_ethtool_stats	= ena_get_ethtool_stats,
 	.get_rxnfc		= ena_get_rxnfc,
+	.set_rxnfc		= ena_set_rxnfc,
 	.get_rxfh_indir_size	= ena_get_rxfh_indir_size,
 	.get_rxfh_key_size	= ena_get_rxfh_key_size,
 	.get_rxfh		= ena_get_rxfh,

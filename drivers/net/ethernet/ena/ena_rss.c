@@ -186,6 +186,114 @@ int ena_rss_set_hash(struct ena_adapter *a, u8 func, const u8 *key)
 	return rc;
 }
 
+/* ethtool's flow types as the device's hash protocols */
+static int ena_flow_to_proto(u32 flow_type)
+{
+	switch (flow_type) {
+	case TCP_V4_FLOW:
+		return ENA_HASH_TCP4;
+	case UDP_V4_FLOW:
+		return ENA_HASH_UDP4;
+	case TCP_V6_FLOW:
+		return ENA_HASH_TCP6;
+	case UDP_V6_FLOW:
+		return ENA_HASH_UDP6;
+	case IPV4_FLOW:
+		return ENA_HASH_IP4;
+	case IPV6_FLOW:
+		return ENA_HASH_IP6;
+	case ETHER_FLOW:
+		return ENA_HASH_NOT_IP;
+	}
+	return -EINVAL;
+}
+
+/* the hash fields ethtool names (the in-tree mapping: no L2 source) */
+static const struct {
+	u16 ena;
+	u64 rxh;
+} ena_hash_field_map[] = {
+	{ ENA_HASH_FIELD_L2_DA, RXH_L2DA },
+	{ ENA_HASH_FIELD_L3_SA, RXH_IP_SRC },
+	{ ENA_HASH_FIELD_L3_DA, RXH_IP_DST },
+	{ ENA_HASH_FIELD_L4_SP, RXH_L4_B_0_1 },
+	{ ENA_HASH_FIELD_L4_DP, RXH_L4_B_2_3 },
+};
+
+/**
+ * ena_rss_get_flow_hash() - the fields the device hashes for a flow type
+ * @a: adapter
+ * @flow_type: ethtool flow type (TCP_V4_FLOW, ...)
+ * @data: the fields as RXH_* bits
+ *
+ * Return: 0, or -EINVAL for a flow type the device does not hash.
+ */
+int ena_rss_get_flow_hash(struct ena_adapter *a, u32 flow_type, u64 *data)
+{
+	int proto = ena_flow_to_proto(flow_type);
+	unsigned int i;
+	u16 sel;
+
+	if (proto < 0)
+		return proto;
+	sel = le16_to_cpu(a->hash_input->selected[proto].fields);
+	*data = 0;
+	for (i = 0; i < ARRAY_SIZE(ena_hash_field_map); i++)
+		if (sel & ena_hash_field_map[i].ena)
+			*data |= ena_hash_field_map[i].rxh;
+	return 0;
+}
+
+/**
+ * ena_rss_set_flow_hash() - choose the fields the device hashes for a flow
+ * type (ethtool -N rx-flow-hash)
+ * @a: adapter; RTNL held
+ * @flow_type: ethtool flow type
+ * @data: RXH_* bits, each one the device offers for that type
+ *
+ * Sent to the device at once and kept for later bring-ups; on failure
+ * nothing changes.  ethtool's set_rxnfc has no extack: a refusal is
+ * explained in the log.
+ *
+ * Return: 0, -EINVAL for a flow type or field the device does not offer,
+ * -EOPNOTSUPP without hash input control, or the admin error.
+ */
+int ena_rss_set_flow_hash(struct ena_adapter *a, u32 flow_type, u64 data)
+{
+	int proto = ena_flow_to_proto(flow_type), rc;
+	u16 fields = 0, old, ok;
+	u64 left = data;
+	unsigned int i;
+
+	if (proto < 0) {
+		netdev_info(a->netdev, "rx-flow-hash: flow type %u not hashed by the device\n",
+			    flow_type);
+		return proto;
+	}
+	ok = le16_to_cpu(a->hash_input->supported[proto].fields);
+	if (!ok)
+		return -EOPNOTSUPP;
+	for (i = 0; i < ARRAY_SIZE(ena_hash_field_map); i++)
+		if (data & ena_hash_field_map[i].rxh) {
+			fields |= ena_hash_field_map[i].ena;
+			left &= ~ena_hash_field_map[i].rxh;
+		}
+	if (left || (fields & ~ok)) {
+		netdev_info(a->netdev, "rx-flow-hash: fields 0x%llx refused: the device hashes only IP addresses, L4 ports and (not IP) the destination MAC, as it offers them for this flow type\n",
+			    data);
+		return -EINVAL;
+	}
+	old = le16_to_cpu(a->hash_input->selected[proto].fields);
+	a->hash_input->selected[proto].fields = cpu_to_le16(fields);
+	rc = ena_rss_push_hash(a);
+	if (rc) {
+		a->hash_input->selected[proto].fields = cpu_to_le16(old);
+		/* the device may hold either: send the old ones next time */
+		clear_bit(ENA_F_RSS_PUSHED, &a->flags);
+	}
+	return rc;
+}
+
 void ena_rss_free(struct ena_adapter *a)
 {
 	struct device *dev = &a->pdev->dev;

@@ -14,6 +14,11 @@
 # hfunc xor refused (the device offers Toeplitz and CRC32), and after
 # hfunc toeplitz and a down/up the key still steers as predicted.
 #
+# The hash fields (ethtool -N rx-flow-hash): udp4 "sd" is what ethtool -n
+# then shows, and every UDP flow, whatever its ports, lands on the queue the
+# hash of the addresses alone says; a field the device does not hash (the
+# L3 protocol) is refused; udp4 "sdfn" spreads the flows as before.
+#
 # Each round sends ENA_RSS_FLOWS (16) connections of 256 KiB. The rounds that
 # steer to one queue are bounded by count (every queue, at most 8) and time
 # (at least 2, none added after ENA_RSS_BUDGET_S (60) seconds);
@@ -99,6 +104,29 @@ crc32_set() {
 xor_refused() {
 	! peer ethtool -X "$B" hfunc xor && peer ethtool -x "$B" | grep -qE '^ *crc32: on'
 }
+# flow_hash_show TYPE: the fields ethtool -n shows, one line
+flow_hash_show() { peer ethtool -n "$B" rx-flow-hash "$1" | sed -n 's/^\(IP\|L4\|L2\|L3\|VLAN\)/\1/p' | paste -sd,; }
+flow_hash_sd() {
+	local got
+	echo "udp4 before: $(flow_hash_show udp4)"
+	peer ethtool -N "$B" rx-flow-hash udp4 sd || return 1
+	got=$(flow_hash_show udp4)
+	echo "udp4 after rx-flow-hash udp4 sd: $got"
+	[ "$got" = "IP SA,IP DA" ] || return 1
+	python3 "$here/rss_flows.py" ena-peer "$B" 4 sd
+}
+flow_hash_refused() {
+	if peer ethtool -N "$B" rx-flow-hash udp4 sdn; then
+		echo "udp4 sdn (L3 protocol) was taken"; return 1
+	fi
+	echo "udp4 sdn refused; udp4: $(flow_hash_show udp4)"
+	[ "$(flow_hash_show udp4)" = "IP SA,IP DA" ]
+}
+flow_hash_back() {
+	peer ethtool -N "$B" rx-flow-hash udp4 sdfn || return 1
+	echo "udp4: $(flow_hash_show udp4)"
+	predicted 4
+}
 key_kept() {
 	peer ethtool -X "$B" hfunc toeplitz || return 1
 	peer ip link set "$B" down && peer ip link set "$B" up &&
@@ -106,7 +134,7 @@ key_kept() {
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-ktap_header 13
+ktap_header 16
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 setup() {
@@ -156,6 +184,17 @@ if [ "$NQ" -lt 2 ]; then
 	ktap_skip "back to toeplitz, after down/up the key still steers as predicted" "the receiver has $NQ queue(s)"
 else
 	ktap_check "back to toeplitz, after down/up the key still steers as predicted" key_kept
+fi
+if [ "$NQ" -lt 2 ]; then
+	for t in "ethtool -N rx-flow-hash udp4 sd: shown, flows steered by the addresses alone" \
+		 "ethtool -N rx-flow-hash udp4 sdn (L3 protocol) refused" \
+		 "ethtool -N rx-flow-hash udp4 sdfn: flows steered by the 4-tuple again"; do
+		ktap_skip "$t" "the receiver has $NQ queue(s)"
+	done
+else
+	ktap_check "ethtool -N rx-flow-hash udp4 sd: shown, flows steered by the addresses alone" flow_hash_sd
+	ktap_check "ethtool -N rx-flow-hash udp4 sdn (L3 protocol) refused" flow_hash_refused
+	ktap_check "ethtool -N rx-flow-hash udp4 sdfn: flows steered by the 4-tuple again" flow_hash_back
 fi
 ktap_check "traffic passes" ping_ok
 pair_teardown

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Check that UDP flows land on the RX queue the receiver's RSS says.
 
-  rss_flows.py NETNS IFACE FLOWS
+  rss_flows.py NETNS IFACE FLOWS [FIELDS]
 
 The receiver IFACE (in NETNS) reports its Toeplitz key and indirection
 table with ethtool -x. For FLOWS flows (10.77.0.1:<port> -> 10.77.0.2:9000,
@@ -12,6 +12,10 @@ table entry hash % table size, sends datagrams one
 flow at a time and checks that this queue's queue_<n>_rx_cnt grew by at
 least the datagrams sent and no other queue's did. Exit status 0 when every
 flow landed where predicted.
+
+FIELDS is what the receiver hashes for UDP over IPv4 (ethtool -N
+rx-flow-hash udp4): "sdfn" (the default: addresses and ports) or "sd" (the
+addresses only: every flow of the run then has one hash and one queue).
 """
 import re
 import socket
@@ -54,7 +58,7 @@ def rx_counts(ns, iface):
     return {int(q): int(v) for q, v in re.findall(r"queue_(\d+)_rx_cnt:\s+(\d+)", out)}
 
 
-def main(ns, iface, flows):
+def main(ns, iface, flows, fields="sdfn"):
     table, key, func = rss_config(ns, iface)
     print("hash function %s, key %s, table of %d" % (",".join(func), key.hex(), len(table)))
     if func != ["toeplitz"]:
@@ -65,12 +69,18 @@ def main(ns, iface, flows):
     by_queue = {}
     for j in range(400):
         sport = SPORT0 + 97 * j
-        tup = socket.inet_aton(SADDR) + socket.inet_aton(DADDR) + \
-            sport.to_bytes(2, "big") + DPORT.to_bytes(2, "big")
+        tup = socket.inet_aton(SADDR) + socket.inet_aton(DADDR)
+        if fields == "sdfn":
+            tup += sport.to_bytes(2, "big") + DPORT.to_bytes(2, "big")
         h = toeplitz(key, tup)
         by_queue.setdefault(table[h % len(table)], []).append((sport, h))
-    picks = [f for batch in zip(*by_queue.values()) for f in batch][:flows]
-    if len(by_queue) < 2 or len(picks) < flows:
+    if fields == "sd":
+        # one queue for all: take the flows as they come
+        picks = next(iter(by_queue.values()))[:flows]
+        print("addresses only: every flow hashes to 0x%08x" % picks[0][1])
+    else:
+        picks = [f for batch in zip(*by_queue.values()) for f in batch][:flows]
+    if (fields != "sd" and len(by_queue) < 2) or len(picks) < flows:
         print("no %d flows over more than one queue: %s" % (flows, sorted(by_queue)))
         return 1
     ok = True
@@ -97,6 +107,6 @@ def main(ns, iface, flows):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5) or (len(sys.argv) == 5 and sys.argv[4] not in ("sd", "sdfn")):
         sys.exit(__doc__)
-    sys.exit(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+    sys.exit(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), *sys.argv[4:]))
