@@ -12,6 +12,7 @@ hash=$(ena_qemu_hash)
 out=$ENA_CACHE/qemu/$hash
 if [ -x "$out/qemu-system-x86_64" ]; then
 	ln -sfn "$hash" "$ENA_CACHE/qemu/current"
+	touch "$out"	# in use: the pruning below keeps it
 	exit 0
 fi
 # one build at a time: two checkouts share the configured tree
@@ -118,6 +119,9 @@ mkdir -p "$out.tmp"
 cp "$bld/qemu-system-x86_64" "$out.tmp/"
 rm -rf "$out"; mv "$out.tmp" "$out"
 ln -sfn "$hash" "$ENA_CACHE/qemu/current"
-# keep the newest few builds only
-ls -1dt "$ENA_CACHE"/qemu/*/ | tail -n +6 | xargs -r rm -rf
+# keep the newest few builds, and any build a checkout used within two days
+# (a test run of another checkout boots its own build until it ends)
+ls -1dt "$ENA_CACHE"/qemu/*/ | tail -n +6 | while read -r d; do
+	[ -n "$(find "$d" -maxdepth 0 -mmin +2880)" ] && rm -rf "$d"
+done
 echo "build.sh: $out/qemu-system-x86_64"
