@@ -19,6 +19,8 @@ load_cmd() {
 	ours-fixed5ms) echo "insmod $ENA_KO admin_poll=fixed admin_poll_us=5000";;
 	ours-fixed10us) echo "insmod $ENA_KO admin_poll=fixed admin_poll_us=10";;
 	ours-exp) echo "insmod $ENA_KO admin_poll=exp";;
+	# a bounded spin before the first sleep of an admin wait (issue 16)
+	ours-spin*) echo "insmod $ENA_KO admin_poll_spin_us=${1#ours-spin}";;
 	esac
 }
 [ -f "$ENA_KO" ] || variants=stock
@@ -36,16 +38,16 @@ for lat in $lat_list; do
 			# our driver's own account of its admin waits and of what its
 			# sleeps were asked to take and really took (debugfs; probe and
 			# first open; other = the reset and readless-read waits)
-			read -r wait_ns asked_ns slept_ns sleeps other_ns <<< "$(cat /sys/kernel/debug/ena/*/stats 2>/dev/null |
+			read -r wait_ns asked_ns slept_ns sleeps other_ns spin_ns <<< "$(cat /sys/kernel/debug/ena/*/stats 2>/dev/null |
 				awk '$1 ~ /^admin_wait_total_ns:?$/ {t=$2; n=1} $1 ~ /^admin_sleep_asked_ns:?$/ {a=$2}
 				     $1 ~ /^admin_sleep_ns:?$/ {s=$2} $1 ~ /^admin_poll_wakeups:?$/ {w=$2}
-				     $1 ~ /^(reset|mmio)_wait_total_ns:?$/ {r+=$2}
-				     END {print (n ? t : -1), a+0, s+0, w+0, r+0}')"
+				     $1 ~ /^(reset|mmio)_wait_total_ns:?$/ {r+=$2} $1 ~ /^admin_spin_ns:?$/ {p=$2}
+				     END {print (n ? t : -1), a+0, s+0, w+0, r+0, p+0}')"
 			mapfile -t m < <("$QMP" qom-get ena0 stat-admin-cmds stat-react-count \
 				stat-react-median-ns stat-react-p90-ns stat-react-max-ns \
 				stat-react-probe-median-ns)
 			python3 -S - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" "${kreg_us:--1}" \
-				"${m[@]:0:5}" "$(uname -r)" "${wait_ns:--1}" "${asked_ns:-0}" "${slept_ns:-0}" "${sleeps:-0}" "${m[5]:--1}" "${other_ns:-0}" >> "$out" <<'PY'
+				"${m[@]:0:5}" "$(uname -r)" "${wait_ns:--1}" "${asked_ns:-0}" "${slept_ns:-0}" "${sleeps:-0}" "${m[5]:--1}" "${other_ns:-0}" "${spin_ns:-0}" >> "$out" <<'PY'
 import json, re, sys
 j = json.loads(sys.argv[1])
 ifs = j["ifaces"].values()
@@ -67,6 +69,7 @@ if int(sys.argv[14]) >= 0:
     rec["drv_sleep_ns"] = int(sys.argv[16])
     rec["drv_sleeps"] = int(sys.argv[17])
     rec["drv_other_wait_ns"] = int(sys.argv[19])
+    rec["drv_spin_ns"] = int(sys.argv[20])
 if int(sys.argv[18]) >= 0:
     rec["react_probe_med_ns"] = int(sys.argv[18])
 if m:

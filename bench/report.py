@@ -49,13 +49,15 @@ def probe(*args):
              "before the first CREATE_CQ); wakeups/cmd and admin wait = the driver's own",
              "counters (ours only); sleep asked/taken = the mean sleep per wakeup the wait policy",
              "asked for and what it really took (timer and scheduler overshoot), probe and first",
-             "open. Guest under QEMU/TCG on a 2-core host: absolute times are slow and noisy,",
+             "open; spin us/cmd = CPU time spent busy-polling before the first sleep per",
+             "command (ours-spinN: admin_poll_spin_us=N).",
+             "Guest under QEMU/TCG on a 2-core host: absolute times are slow and noisy,",
              "compare within a row group.",
              "The floor of init at latency L is (probe commands) x L: probe sends 18 admin",
              "commands (stock) or 16 (ours); the plot draws 16 x L.", ""]
     lines.append("| latency us | variant | n | ok | init us (median, p10..p90) | registered us | "
-                 "admin cmds | react median us | react probe us | wakeups/cmd | admin wait us | sleep asked/taken us |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "admin cmds | react median us | react probe us | wakeups/cmd | admin wait us | sleep asked/taken us | spin us/cmd |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     plot = defaultdict(list)
     for lat in lats:
         for v in variants:
@@ -80,8 +82,11 @@ def probe(*args):
                 asked = med([r["drv_sleep_asked_ns"] / r["drv_sleeps"] / 1000 for r in sl])
                 taken = med([r["drv_sleep_ns"] / r["drv_sleeps"] / 1000 for r in sl])
                 sls = f"{asked:.0f}/{taken:.0f}"
+            sp = [r["drv_spin_ns"] / r["drv_cmds"] / 1000 for r in rs
+                  if ours and r.get("drv_cmds") and "drv_spin_ns" in r]
+            sps = f"{med(sp):.1f}" if sp else "-"
             lines.append(f"| {lat} | {v} | {len(rs)} | {ok} | {med(init):.0f} ({spread(init)}) | "
-                         f"{med(reg):.0f} | {cmds:.0f} | {react:.1f} | {rps} | {wks} | {wts} | {sls} |")
+                         f"{med(reg):.0f} | {cmds:.0f} | {react:.1f} | {rps} | {wks} | {wts} | {sls} | {sps} |")
             plot[v].append((max(lat, 1), med(init), med(wk) if wk else None, 16 * max(lat, 1)))
     # ratios at each latency against stock
     lines += ["", "## Ratios (median init time, stock / variant)", "",

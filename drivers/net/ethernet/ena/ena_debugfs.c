@@ -49,8 +49,9 @@ static int ena_poll_show(struct seq_file *s, void *unused)
 	const struct ena_poll *p = &a->poll;
 	int k;
 
-	seq_printf(s, "policy %s\nfirst_us %u\nstep_us %u\nmax_us %u\n",
-		   ena_poll_mode_name(p), p->first_us, p->step_us, p->max_us);
+	seq_printf(s, "policy %s\nfirst_us %u\nstep_us %u\nmax_us %u\nspin_us %u\n",
+		   ena_poll_mode_name(p), p->first_us, p->step_us, p->max_us,
+		   p->spin_us);
 	seq_printf(s, "admin_timeout_us %u\nreset_timeout_us %u\n",
 		   a->aq.timeout_us, a->reset_timeout_us);
 	seq_printf(s, "admin_completion_mode %s\n",
@@ -58,12 +59,13 @@ static int ena_poll_show(struct seq_file *s, void *unused)
 	for (k = 0; k < ENA_WAIT_KINDS; k++) {
 		const struct ena_wait_stats *w = &p->stats[k];
 
-		seq_printf(s, "%s waits %llu wakeups %llu total_ns %llu max_ns %llu timeouts %llu sleep_asked_ns %llu sleep_ns %llu\n",
+		seq_printf(s, "%s waits %llu wakeups %llu total_ns %llu max_ns %llu timeouts %llu sleep_asked_ns %llu sleep_ns %llu spin_ns %llu spin_hits %llu\n",
 			   ena_wait_kind_name(k), READ_ONCE(w->waits),
 			   READ_ONCE(w->wakeups), READ_ONCE(w->total_ns),
 			   READ_ONCE(w->max_ns), READ_ONCE(w->timeouts),
 			   READ_ONCE(w->sleep_asked_ns),
-			   READ_ONCE(w->sleep_ns));
+			   READ_ONCE(w->sleep_ns), READ_ONCE(w->spin_ns),
+			   READ_ONCE(w->spin_hits));
 	}
 	return 0;
 }

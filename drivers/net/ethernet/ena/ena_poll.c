@@ -34,6 +34,11 @@ module_param(admin_poll_max_us, uint, 0444);
 MODULE_PARM_DESC(admin_poll_max_us,
 		 "Longest single sleep in us; 0 = policy default (linear 1000, exp 5000)");
 
+static uint admin_poll_spin_us;
+module_param(admin_poll_spin_us, uint, 0444);
+MODULE_PARM_DESC(admin_poll_spin_us,
+		 "Admin waits: busy-poll this many us before the first sleep (0 = none, at most 200)");
+
 static const char * const ena_poll_mode_names[] = {
 	[ENA_POLL_LINEAR] = "linear",
 	[ENA_POLL_FIXED] = "fixed",
@@ -95,6 +100,33 @@ void ena_poll_init(struct ena_poll *p, struct device *dev)
 	if (p->mode == ENA_POLL_FIXED)
 		p->max_us = p->first_us;
 	p->max_us = max(p->max_us, p->first_us);
+	p->spin_us = min_t(u32, admin_poll_spin_us, ENA_POLL_SPIN_MAX_US);
+}
+
+/*
+ * A polled admin wait may first spin for up to spin_us: the device's
+ * reaction is seen at once instead of after a sleep and its timer
+ * overshoot, at the price of the CPU time counted in spin_ns.  Only for
+ * admin waits, whose condition reads host memory and never sleeps.
+ * Returns true when the condition came true while spinning.
+ */
+static bool ena_poll_spin(struct ena_poll *p, enum ena_wait_kind kind,
+			  const struct ena_wait_cond *c, void *ctx,
+			  ktime_t start)
+{
+	struct ena_wait_stats *st = &p->stats[kind];
+	ktime_t end = ktime_add_us(start, p->spin_us), now;
+	bool done;
+
+	do {
+		cpu_relax();
+		done = c->done(ctx);
+		now = ktime_get();
+	} while (!done && ktime_before(now, end));
+	WRITE_ONCE(st->spin_ns, st->spin_ns + ktime_to_ns(ktime_sub(now, start)));
+	if (done)
+		WRITE_ONCE(st->spin_hits, st->spin_hits + 1);
+	return done;
 }
 
 static u32 ena_poll_next_us(const struct ena_poll *p, u32 cur)
@@ -190,6 +222,9 @@ static int ena_poll_run(struct ena_poll *p, enum ena_wait_kind kind,
 	u32 sleep_us = p->first_us;
 	int rc = 0;
 
+	if (!irq && kind == ENA_WAIT_ADMIN && p->spin_us && !c->done(ctx) &&
+	    ena_poll_spin(p, kind, c, ctx, start))
+		goto out;
 	while (!c->done(ctx)) {
 		ktime_t now = ktime_get();
 
@@ -207,6 +242,7 @@ static int ena_poll_run(struct ena_poll *p, enum ena_wait_kind kind,
 			slept_ns += ktime_to_ns(ktime_sub(ktime_get(), now));
 		wakeups++;
 	}
+out:
 	ena_poll_account(p, kind, start, wakeups, asked_ns, slept_ns, !!irq,
 			 rc, c, ctx);
 	return rc;

@@ -18,6 +18,8 @@ struct device;
 #define ENA_POLL_FIXED_US		5000	/* "fixed": legacy msleep(5) */
 #define ENA_POLL_EXP_FIRST_US		100	/* "exp": as upstream */
 #define ENA_POLL_EXP_MAX_US		5000
+/* longest busy spin before the first sleep of an admin wait (parameter) */
+#define ENA_POLL_SPIN_MAX_US		200
 /*
  * usleep_range() slack: hrtimer expiry is exact with zero slack, which is
  * what a short poll wants (usleep_range(10, 20) measured 60-77 us in TCG
@@ -60,6 +62,8 @@ enum ena_wait_kind {
  * @sleep_asked_ns: sum of the sleeps the policy asked for
  * @sleep_ns: sum of the time those sleeps really took (the difference is
  *	the timer and scheduler overshoot each wakeup pays)
+ * @spin_ns: CPU time spent spinning before the first sleep
+ * @spin_hits: waits whose condition came true while spinning
  *
  * A wait served by an interrupt (ena_poll_wait_irq()) counts its wakeups in
  * @wakeups and adds to neither sleep sum.
@@ -72,6 +76,8 @@ struct ena_wait_stats {
 	u64 timeouts;
 	u64 sleep_asked_ns;
 	u64 sleep_ns;
+	u64 spin_ns;
+	u64 spin_hits;
 };
 
 struct ena_poll {
@@ -80,6 +86,7 @@ struct ena_poll {
 	u32 first_us;
 	u32 step_us;
 	u32 max_us;
+	u32 spin_us;		/* admin waits: spin this long before sleeping */
 	struct ena_wait_stats stats[ENA_WAIT_KINDS];
 };
 

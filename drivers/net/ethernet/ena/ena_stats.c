@@ -186,6 +186,10 @@ static void ena_emit_wait(const struct ena_wait_stats *w, const char *kind,
 	emit(ctx, name, READ_ONCE(w->sleep_asked_ns));
 	snprintf(name, sizeof(name), "%s_sleep_ns", kind);
 	emit(ctx, name, READ_ONCE(w->sleep_ns));
+	snprintf(name, sizeof(name), "%s_spin_ns", kind);
+	emit(ctx, name, READ_ONCE(w->spin_ns));
+	snprintf(name, sizeof(name), "%s_spin_hits", kind);
+	emit(ctx, name, READ_ONCE(w->spin_hits));
 }
 
 #ifdef CONFIG_PAGE_POOL_STATS
