@@ -115,11 +115,14 @@ flow_hash_sd() {
 	[ "$got" = "IP SA,IP DA" ] || return 1
 	python3 "$here/rss_flows.py" ena-peer "$B" 4 sd
 }
+# (Debian 12's ethtool exits 0 when the kernel refuses rx-flow-hash: the
+# refusal is its error line)
 flow_hash_refused() {
-	if peer ethtool -N "$B" rx-flow-hash udp4 sdt; then
+	local out
+	if out=$(peer ethtool -N "$B" rx-flow-hash udp4 sdt 2>&1) && [[ $out != *"Cannot change"* ]]; then
 		echo "udp4 sdt (L3 protocol) was taken"; return 1
 	fi
-	echo "udp4 sdt refused; udp4: $(flow_hash_show udp4)"
+	echo "udp4 sdt refused ($out); udp4: $(flow_hash_show udp4)"
 	[ "$(flow_hash_show udp4)" = "IP SA,IP DA" ]
 }
 flow_hash_back() {
