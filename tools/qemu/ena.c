@@ -812,10 +812,7 @@ static void ena_realize(PCIDevice *pd, Error **errp)
 
     s->cqs = g_new0(EnaCq, ena_nsq(s));
     s->sqs = g_new0(EnaSq, ena_nsq(s));
-    s->vec_masked = g_new0(bool, s->nr_vectors);
-    s->vec_pending = g_new0(bool, s->nr_vectors);
-    s->vec_unmasked = g_new0(bool, s->nr_vectors);
-    ena_io_moder_init(s);
+    ena_io_vec_init(s);
     s->tx_frame = g_malloc(ENA_TX_FRAME_MAX);
 
     s->admin_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_admin_timer_cb, s);
@@ -842,16 +839,13 @@ static void ena_exit(PCIDevice *pd)
     timer_free(s->keepalive_timer);
     s->admin_timer = s->reset_timer = s->keepalive_timer = NULL;
     ena_drop_queues(s);
-    ena_io_moder_fini(s);
+    ena_io_vec_fini(s);
     qemu_del_nic(s->nic);
     msix_unuse_all_vectors(pd);
     msix_uninit_exclusive_bar(pd);
     pcie_cap_exit(pd);
     g_free(s->cqs);
     g_free(s->sqs);
-    g_free(s->vec_masked);
-    g_free(s->vec_pending);
-    g_free(s->vec_unmasked);
     g_free(s->tx_frame);
     s->cqs = NULL;
     s->sqs = NULL;

@@ -284,8 +284,8 @@ void ena_aq_doorbell(EnaState *s, uint32_t val);
 
 /* ena_io.c: IO queues, doorbells, LLQ, RSS, RX, TX, IO interrupts */
 void ena_drop_queues(EnaState *s);
-void ena_io_moder_init(EnaState *s);
-void ena_io_moder_fini(EnaState *s);
+void ena_io_vec_init(EnaState *s);
+void ena_io_vec_fini(EnaState *s);
 uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe);
 uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe);
 uint8_t ena_destroy_sq(EnaState *s, const uint8_t *sqe);

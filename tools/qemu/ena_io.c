@@ -139,10 +139,14 @@ static void ena_io_moder_cb(void *opaque)
     ena_io_irq_raise(s, cq, false);
 }
 
-void ena_io_moder_init(EnaState *s)
+/* Per-vector state: mask, pending, moderation */
+void ena_io_vec_init(EnaState *s)
 {
     uint32_t i;
 
+    s->vec_masked = g_new0(bool, s->nr_vectors);
+    s->vec_pending = g_new0(bool, s->nr_vectors);
+    s->vec_unmasked = g_new0(bool, s->nr_vectors);
     s->vec_rx_delay = g_new0(uint16_t, s->nr_vectors);
     s->vec_tx_delay = g_new0(uint16_t, s->nr_vectors);
     s->vec_unmask_ns = g_new0(int64_t, s->nr_vectors);
@@ -156,7 +160,7 @@ void ena_io_moder_init(EnaState *s)
     }
 }
 
-void ena_io_moder_fini(EnaState *s)
+void ena_io_vec_fini(EnaState *s)
 {
     uint32_t i;
 
@@ -168,6 +172,9 @@ void ena_io_moder_fini(EnaState *s)
     g_free(s->vec_rx_delay);
     g_free(s->vec_tx_delay);
     g_free(s->vec_unmask_ns);
+    g_free(s->vec_masked);
+    g_free(s->vec_pending);
+    g_free(s->vec_unmasked);
     s->vec_timer = NULL;
 }
 
