@@ -8,6 +8,9 @@
  *   <net/page_pool/helpers.h> (6.6): ENA_HAVE_PP_HELPERS_H;
  * - ethtool get_rxfh/set_rxfh take struct ethtool_rxfh_param (6.8):
  *   ENA_HAVE_RXFH_PARAM;
+ * - ethtool's TX push buffer length (tx-push-buf-len, 6.4):
+ *   ENA_HAVE_TX_PUSH_BUF_LEN (without it the LLQ entry size follows the
+ *   device's recommendation only);
  * - netdev_queue_mgmt_ops (6.10): ENA_HAVE_QUEUE_MGMT_OPS;
  * - page_pool_alloc_frag() needs PP_FLAG_PAGE_FRAG before 6.6, which
  *   dropped the flag (every pool can split pages): ENA_PP_FLAG_FRAG;

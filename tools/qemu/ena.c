@@ -652,6 +652,7 @@ static void ena_instance_init(Object *obj)
 
     ena_add_u32(obj, "max-queues", &s->max_queues, ena_set_max_queues);
     object_property_add_bool(obj, "llq", ena_get_llq, ena_set_llq);
+    ena_add_flag(obj, "llq-recommend-large", &s->llq_large_rec);
 
     ena_add_u32(obj, "admin-latency-us", &s->admin_latency_us, NULL);
     ena_add_u32(obj, "admin-jitter-us", &s->admin_jitter_us, NULL);

@@ -489,6 +489,7 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         stw_le_p(r + 18, ENAHW_LLQ_DESCS_BEFORE_HDR);
         stw_le_p(r + 20, ENAHW_LLQ_STRIDE_MULTI);
         stw_le_p(r + 22, ENAHW_LLQ_STRIDE_MULTI);
+        r[25] = s->llq_large_rec ? ENAHW_LLQ_ENTRY_256 : ENAHW_LLQ_ENTRY_128;
         /* accel mode: nothing supported, no burst limit */
         return ENAHW_ST_OK;
 

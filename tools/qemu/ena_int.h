@@ -125,6 +125,7 @@ struct EnaState {
     /* run-time knobs */
     uint32_t max_queues;    /* queue pairs advertised, <= qcap */
     bool llq_enabled;       /* LLQ advertised (needs the BAR2 window) */
+    bool llq_large_rec;     /* GET LLQ recommends 256-byte entries */
     uint32_t admin_latency_us;
     uint32_t admin_jitter_us;
     uint32_t reset_latency_us;

@@ -303,10 +303,26 @@ struct ena_llq_cfg {
 	u16 descs_before_hdr;
 	u16 descs_per_entry;
 	u16 hdr_room;		/* header bytes that fit in the first entry */
+	bool large_ok;		/* the device offers 256-byte entries */
 	u32 max_depth;
 	u32 max_num;
 	u16 accel_flags;
 	u16 max_tx_burst;
+};
+
+/*
+ * LLQ entries: 128 bytes, or 256 ("large"); the first entry of a packet
+ * holds two descriptors and then this much of the header.
+ */
+#define ENA_LLQ_LARGE_ENTRY		256
+#define ENA_LLQ_HDR_ROOM		(128 - 2 * 16)
+#define ENA_LLQ_LARGE_HDR_ROOM		(ENA_LLQ_LARGE_ENTRY - 2 * 16)
+
+/* LLQ entry size: as the device recommends, or as ethtool -G set it */
+enum ena_llq_large {
+	ENA_LLQ_LARGE_AUTO,
+	ENA_LLQ_LARGE_OFF,
+	ENA_LLQ_LARGE_ON,
 };
 
 struct ena_adapter {
@@ -372,6 +388,7 @@ struct ena_adapter {
 	u32 tx_ring_size;
 	u32 rx_ring_size;
 	u32 rx_copybreak;	/* bytes; read by NAPI with READ_ONCE */
+	enum ena_llq_large llq_large;	/* under RTNL */
 	struct ena_qp *qps;			/* [max_queues] */
 	struct ena_queue_stats *qstats;		/* [max_queues] */
 
@@ -500,6 +517,7 @@ void ena_netdev_setup(struct ena_adapter *a);
 int ena_up(struct ena_adapter *a);
 void ena_down(struct ena_adapter *a);
 int ena_set_channels_live(struct ena_adapter *a, u32 new_count);
+int ena_set_llq_large(struct ena_adapter *a, bool large, u32 tx, u32 rx);
 int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 		       struct netlink_ext_ack *extack);
 void ena_link_update(struct ena_adapter *a, bool up);

@@ -160,7 +160,9 @@ struct ena_feat_llq {
 	__le16 descs_before_hdr_enabled;
 	__le16 stride_supported;
 	__le16 stride_enabled;
-	__le32 rsvd;
+	u8 feature_version;
+	u8 entry_size_recommended;	/* GET: an ENA_LLQ_ENTRY_* value */
+	__le16 max_wide_llq_depth;
 	/* GET: supported flags, max burst bytes; SET: enabled flags */
 	__le16 accel_flags;
 	__le16 accel_max_tx_burst;

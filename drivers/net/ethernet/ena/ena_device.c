@@ -150,13 +150,19 @@ static int ena_get_queue_limits(struct ena_adapter *a)
 
 /*
  * Choose the LLQ layout from what the device offers: inline headers,
- * several descriptors per 128-byte entry, two descriptors before the header.
+ * several descriptors per entry, two descriptors before the header, and
+ * 128-byte entries (96 bytes of pushed header) unless the device recommends
+ * 256-byte ones or the user asked for them (ethtool -G tx-push-buf-len
+ * 224).  The device's depth counts 128-byte entries: a 256-byte entry
+ * takes two, so the TX ring's maximum halves (as in the in-tree driver).
  * Returns false when LLQ cannot be used and host placement must serve TX.
  */
 static bool ena_llq_choose(struct ena_adapter *a, const struct ena_feat_llq *f)
 {
 	struct ena_llq_cfg *c = &a->llq;
 	u16 before = le16_to_cpu(f->descs_before_hdr_supported);
+	u16 sizes = le16_to_cpu(f->entry_size_supported);
+	bool large;
 
 	memset(c, 0, sizeof(*c));
 	if (!a->llq_bar)
@@ -170,14 +176,20 @@ static bool ena_llq_choose(struct ena_adapter *a, const struct ena_feat_llq *f)
 		c->descs_before_hdr = 1;
 	else
 		return false;
-	c->entry_size = ENA_LLQ_ENTRY_BYTES;
+	c->large_ok = sizes & ENA_LLQ_ENTRY_256B;
+	large = c->large_ok &&
+		(a->llq_large == ENA_LLQ_LARGE_ON ||
+		 (a->llq_large == ENA_LLQ_LARGE_AUTO &&
+		  f->entry_size_recommended == ENA_LLQ_ENTRY_256B));
+	c->entry_size = large ? ENA_LLQ_LARGE_ENTRY : ENA_LLQ_ENTRY_BYTES;
 	if (le16_to_cpu(f->stride_supported) & ENA_LLQ_STRIDE_MULTI)
 		c->descs_per_entry = c->entry_size / sizeof(struct ena_tx_desc);
 	else
 		c->descs_per_entry = 1;
 	c->hdr_room = c->entry_size -
 		      c->descs_before_hdr * sizeof(struct ena_tx_desc);
-	c->max_depth = le32_to_cpu(f->max_llq_depth);
+	c->max_depth = le32_to_cpu(f->max_llq_depth) /
+		       (c->entry_size / ENA_LLQ_ENTRY_BYTES);
 	c->max_num = le32_to_cpu(f->max_llq_num);
 	c->accel_flags = le16_to_cpu(f->accel_flags);
 	c->max_tx_burst = le16_to_cpu(f->accel_max_tx_burst);
@@ -191,7 +203,8 @@ static int ena_llq_configure(struct ena_adapter *a)
 	struct ena_feat_llq *l = &cmd.feature.u.llq;
 
 	l->hdr_location_enabled = cpu_to_le16(ENA_LLQ_HDR_INLINE);
-	l->entry_size_enabled = cpu_to_le16(ENA_LLQ_ENTRY_128B);
+	l->entry_size_enabled = cpu_to_le16(c->entry_size == ENA_LLQ_LARGE_ENTRY ?
+					    ENA_LLQ_ENTRY_256B : ENA_LLQ_ENTRY_128B);
 	l->descs_before_hdr_enabled = cpu_to_le16(c->descs_before_hdr);
 	l->stride_enabled = cpu_to_le16(c->descs_per_entry > 1 ?
 					ENA_LLQ_STRIDE_MULTI :

@@ -92,7 +92,44 @@ static void ena_get_ringparam(struct net_device *nd,
 	ring->tx_max_pending = ena_max_tx_ring(a);
 	ring->rx_pending = a->rx_ring_size;
 	ring->tx_pending = a->tx_ring_size;
+#ifdef ENA_HAVE_TX_PUSH_BUF_LEN
+	if (a->llq.enabled) {
+		kring->tx_push_buf_len = a->llq.hdr_room;
+		kring->tx_push_buf_max_len = a->llq.large_ok ?
+			ENA_LLQ_LARGE_HDR_ROOM : ENA_LLQ_HDR_ROOM;
+	}
+#endif
 }
+
+#ifdef ENA_HAVE_TX_PUSH_BUF_LEN
+/*
+ * tx-push-buf-len: 96 (128-byte LLQ entries) or 224 (256-byte ones, when
+ * the device offers them); a change re-initialises the device.  Returns
+ * 1 when the length changes, 0 when not, or a negative errno.
+ */
+static int ena_push_len_check(struct ena_adapter *a, u32 len,
+			      struct netlink_ext_ack *extack)
+{
+	if (!a->llq.enabled) {
+		if (!len)
+			return 0;
+		NL_SET_ERR_MSG_MOD(extack, "no TX push buffer: LLQ is not in use");
+		return -EOPNOTSUPP;
+	}
+	if (!len || len == a->llq.hdr_room)
+		return 0;
+	if (len != ENA_LLQ_HDR_ROOM &&
+	    !(len == ENA_LLQ_LARGE_HDR_ROOM && a->llq.large_ok)) {
+		if (a->llq.large_ok)
+			NL_SET_ERR_MSG_MOD(extack, "tx-push-buf-len must be 96 or 224");
+		else
+			NL_SET_ERR_MSG_MOD(extack,
+					   "tx-push-buf-len must be 96: the device has no large LLQ entries");
+		return -EINVAL;
+	}
+	return 1;
+}
+#endif
 
 static int ena_set_ringparam(struct net_device *nd,
 			     struct ethtool_ringparam *ring,
@@ -100,8 +137,14 @@ static int ena_set_ringparam(struct net_device *nd,
 			     struct netlink_ext_ack *extack)
 {
 	struct ena_adapter *a = netdev_priv(nd);
-	u32 tx = ring->tx_pending, rx = ring->rx_pending;
+	u32 tx = ring->tx_pending, rx = ring->rx_pending, max_tx;
+	int push = 0;
 
+#ifdef ENA_HAVE_TX_PUSH_BUF_LEN
+	push = ena_push_len_check(a, kring->tx_push_buf_len, extack);
+	if (push < 0)
+		return push;
+#endif
 	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
 		NL_SET_ERR_MSG_MOD(extack, "mini and jumbo rings not supported");
 		return -EINVAL;
@@ -114,10 +157,17 @@ static int ena_set_ringparam(struct net_device *nd,
 		NL_SET_ERR_MSG_MOD(extack, "ring size must be a power of 2");
 		return -EINVAL;
 	}
-	if (tx > ena_max_tx_ring(a) || rx > ena_max_rx_ring(a)) {
+	/* a large LLQ entry takes two: the TX maximum halves, or doubles back */
+	max_tx = ena_max_tx_ring(a);
+	if (push)
+		max_tx = a->llq.entry_size == ENA_LLQ_LARGE_ENTRY ? max_tx * 2 : max_tx / 2;
+	if (tx > max_tx || rx > ena_max_rx_ring(a)) {
 		NL_SET_ERR_MSG_MOD(extack, "ring size above device maximum");
 		return -EINVAL;
 	}
+	if (push)
+		return ena_set_llq_large(a, a->llq.entry_size != ENA_LLQ_LARGE_ENTRY,
+					 tx, rx);
 	if (tx == a->tx_ring_size && rx == a->rx_ring_size)
 		return 0;
 	return ena_set_rings_live(a, tx, rx, extack);
@@ -392,6 +442,9 @@ static int ena_set_coalesce(struct net_device *nd, struct ethtool_coalesce *c,
 static const struct ethtool_ops ena_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_USE_ADAPTIVE_RX,
+#ifdef ENA_HAVE_TX_PUSH_BUF_LEN
+	.supported_ring_params	= ETHTOOL_RING_USE_TX_PUSH_BUF_LEN,
+#endif
 	.get_drvinfo		= ena_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= ena_get_link_ksettings,

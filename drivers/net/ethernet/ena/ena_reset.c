@@ -78,6 +78,50 @@ int ena_dev_restore(struct ena_adapter *a, enum ena_reset_reason reason)
 	return rc;
 }
 
+/**
+ * ena_set_llq_large() - switch the LLQ entry size (ethtool -G
+ * tx-push-buf-len) and set the ring sizes with it
+ * @a: adapter; RTNL held; the device offers LLQ
+ * @large: 256-byte entries (224 bytes of pushed header) or 128-byte ones
+ * @tx: TX ring size wanted (lowered to the new maximum if above it)
+ * @rx: RX ring size wanted
+ *
+ * The entry size is fixed when the device is initialised (SET LLQ), so the
+ * device is reset and initialised again, as after a reset, with the
+ * interface brought down and up around it if it was up.  When the new
+ * initialisation fails, the old choice is restored and a recovery reset
+ * scheduled.
+ *
+ * Return: 0, or the errno of the initialisation or of the open.
+ */
+int ena_set_llq_large(struct ena_adapter *a, bool large, u32 tx, u32 rx)
+{
+	enum ena_llq_large old = a->llq_large;
+	bool up = test_bit(ENA_F_WANT_UP, &a->flags);
+	int rc;
+
+	ASSERT_RTNL();
+	if (test_bit(ENA_F_DEV_DEAD, &a->flags))
+		return -EIO;
+	a->llq_large = large ? ENA_LLQ_LARGE_ON : ENA_LLQ_LARGE_OFF;
+	a->tx_ring_size = tx;
+	a->rx_ring_size = rx;
+	if (up)
+		ena_down(a);
+	netif_carrier_off(a->netdev);
+	ena_mgmt_quiesce(a);
+	rc = ena_dev_restore(a, ENA_RESET_NORMAL);
+	if (rc) {
+		a->llq_large = old;
+		ena_reset_schedule(a, ENA_RESET_NORMAL,
+				   "LLQ entry size change failed");
+		return rc;
+	}
+	netdev_info(a->netdev, "LLQ entries of %u bytes (%u bytes of pushed header), TX ring %u\n",
+		    a->llq.entry_size, a->llq.hdr_room, a->tx_ring_size);
+	return up ? ena_up(a) : 0;
+}
+
 static void ena_reset_work(struct work_struct *w)
 {
 	struct ena_adapter *a = container_of(w, struct ena_adapter,

@@ -32,19 +32,24 @@ def request(sock, family, cmd, body, seq):
     msg = struct.pack("BBH", cmd, 1, 0) + body
     sock.send(struct.pack("IHHII", 16 + len(msg), family, NLM_F_REQUEST | NLM_F_ACK,
                           seq, os.getpid()) + msg)
-    data = sock.recv(65536)
-    off = 0
+    # read until this request's acknowledgement: the reply (if any) and
+    # the ack may come in separate reads
     reply = None
-    while off < len(data):
-        ln, typ, _, _, _ = struct.unpack_from("IHHII", data, off)
-        if typ == 2:  # NLMSG_ERROR
-            err = struct.unpack_from("i", data, off + 16)[0]
-            if err:
-                sys.exit("netlink error %d (%s)" % (err, os.strerror(-err)))
-        elif reply is None:
-            reply = data[off + 20:off + ln]
-        off += (ln + 3) & ~3
-    return reply
+    while True:
+        data = sock.recv(65536)
+        off = 0
+        while off < len(data):
+            ln, typ, _, rseq, _ = struct.unpack_from("IHHII", data, off)
+            if rseq != seq:
+                pass
+            elif typ == 2:  # NLMSG_ERROR: the ack, 0 or the error
+                err = struct.unpack_from("i", data, off + 16)[0]
+                if err:
+                    sys.exit("netlink error %d (%s)" % (err, os.strerror(-err)))
+                return reply
+            elif reply is None:
+                reply = data[off + 20:off + ln]
+            off += (ln + 3) & ~3
 
 
 def main():
