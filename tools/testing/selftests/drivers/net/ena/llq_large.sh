@@ -5,7 +5,9 @@
 # old to know it) switches the TX descriptors pushed into the device's BAR 2
 # from 128-byte to 256-byte entries (224 bytes of pushed header) and back
 # (96). With the large entries IPv4 pings of 56 and 1400 bytes and 8 MiB of
-# TCP must pass intact; a length other than 96 and 224 is refused. The
+# TCP must pass intact, and so must a TCP stream inside VXLAN (116 bytes of
+# headers: more than the 96 of the small entries, within the 224 of the
+# large ones) in both modes; a length other than 96 and 224 is refused. The
 # model offers both entry sizes. A kernel without the attribute (6.1) skips
 # the cases that need it. Last, the device recommends 256-byte entries
 # (model property llq-recommend-large): a fresh load takes them without
@@ -20,6 +22,7 @@ cleanup() {
 	pair_teardown
 	ena_unload 2>/dev/null
 	rm -f /tmp/ena-llq-tx /tmp/ena-llq-rx
+	ip link del ena-vx0 2>/dev/null
 }
 trap cleanup EXIT
 
@@ -38,9 +41,36 @@ tcp_8m() {
 	SRV=
 	cmp /tmp/ena-llq-tx /tmp/ena-llq-rx
 }
+# vxlan_up: a VXLAN tunnel over the pair, 10.78.0.1 here, 10.78.0.2 in the peer
+vxlan_up() {
+	ip link show ena-vx0 > /dev/null 2>&1 && return 0
+	ip link add ena-vx0 type vxlan id 42 local 10.77.0.1 remote 10.77.0.2 dstport 4789 dev "$A" &&
+	ip addr add 10.78.0.1/24 dev ena-vx0 && ip link set ena-vx0 up &&
+	ip -n ena-peer link add ena-vx0 type vxlan id 42 local 10.77.0.2 remote 10.77.0.1 dstport 4789 dev "$B" &&
+	ip -n ena-peer addr add 10.78.0.2/24 dev ena-vx0 && ip -n ena-peer link set ena-vx0 up
+}
+# vxlan_tcp: 4 MiB over TCP inside the tunnel arrive intact, no TX drop
+vxlan_tcp() {
+	local d0 d1
+	vxlan_up || return 1
+	d0=$(cat "/sys/class/net/$A/statistics/tx_dropped")
+	head -c 4M /dev/urandom > /tmp/ena-llq-tx
+	ip netns exec ena-peer socat -u TCP-LISTEN:5302,reuseaddr OPEN:/tmp/ena-llq-rx,creat,trunc &
+	SRV=$!
+	local i
+	for ((i = 0; i < 50; i++)); do
+		ip netns exec ena-peer ss -ltn | grep -q ':5302 ' && break; sleep 0.1
+	done
+	timeout 120 socat -u OPEN:/tmp/ena-llq-tx TCP:10.78.0.2:5302 || { kill "$SRV"; SRV=; return 1; }
+	wait "$SRV" || return 1
+	SRV=
+	d1=$(cat "/sys/class/net/$A/statistics/tx_dropped")
+	echo "tx-push-buf-len $(push_len): 4 MiB through VXLAN, tx_dropped ${d0:-?} -> ${d1:-?}"
+	cmp /tmp/ena-llq-tx /tmp/ena-llq-rx && [ "${d0:-0}" = "${d1:-0}" ]
+}
 big_ping() { ping -q -c 3 -i 0.2 -W 2 -s 1400 10.77.0.2 >/dev/null; }
 
-ktap_header 9
+ktap_header 11
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 setup() { ena_load && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" && ping_ok; }
@@ -71,8 +101,9 @@ else
 fi
 if [ -n "$why" ]; then
 	for t in "tx-push-buf-len 224 accepted" "large entries: ping 56 and 1400 bytes" \
-		"large entries: 8 MiB over TCP intact" "tx-push-buf-len 100 refused" \
-		"tx-push-buf-len 96 back, ping" \
+		"large entries: 8 MiB over TCP intact" "large entries: TCP in VXLAN intact" \
+		"tx-push-buf-len 100 refused" \
+		"tx-push-buf-len 96 back, ping" "128-byte entries: TCP in VXLAN intact" \
 		"the device recommends 256-byte entries: a fresh load takes them"; do
 		ktap_skip "$t" "$why"
 	done
@@ -82,6 +113,7 @@ else
 	large_ping() { wait_carrier "$A" && ping_ok && big_ping; }
 	ktap_check "large entries: ping 56 and 1400 bytes" large_ping
 	ktap_check "large entries: 8 MiB over TCP intact" tcp_8m
+	ktap_check "large entries: TCP in VXLAN intact (116-byte headers)" vxlan_tcp
 	refused() {
 		if push_len 100; then echo "100 taken"; return 1; fi
 		[ "$(push_len)" = 224 ]
@@ -89,8 +121,10 @@ else
 	ktap_check "tx-push-buf-len 100 refused" refused
 	back() { push_len 96 && [ "$(push_len)" = 96 ] && wait_carrier "$A" && ping_ok && big_ping; }
 	ktap_check "tx-push-buf-len 96 back, ping" back
+	ktap_check "128-byte entries: TCP in VXLAN intact (116-byte headers)" vxlan_tcp
 	recommended() {
 		local n
+		ip link del ena-vx0 2>/dev/null
 		pair_teardown; ena_unload || return 1
 		model_set ena0 llq-recommend-large true
 		ena_load && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" || return 1
@@ -102,6 +136,7 @@ else
 	ktap_check_xfail_stock "the device recommends 256-byte entries: a fresh load takes them" \
 		"the in-tree 6.12 driver does not read the recommendation" recommended
 fi
+ip link del ena-vx0 2>/dev/null
 pair_teardown
 ktap_check "rmmod ena" ena_unload
 ktap_check "kernel log clean (no BUG/WARNING/Oops/leak)" dmesg_clean "$d0"
