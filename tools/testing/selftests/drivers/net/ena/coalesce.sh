@@ -79,17 +79,19 @@ load_rounds() {
 	local r0 r1 ra
 	ethtool -C "$A" adaptive-rx off rx-usecs 0 tx-usecs 0 || return 1
 	read -r -a r0 < <(stream 3) || return 1
-	ethtool -C "$A" adaptive-rx off rx-usecs 1000 tx-usecs 1000 || return 1
+	ethtool -C "$A" adaptive-rx off rx-usecs 10000 tx-usecs 10000 || return 1
 	read -r -a r1 < <(stream 3) || return 1
 	ethtool -C "$A" adaptive-rx on rx-usecs 20 tx-usecs 64 || return 1
 	read -r -a ra < <(stream 3) || return 1
 	echo "no delay:     ${r0[0]} interrupts for ${r0[1]} packets ($(per_1000 "${r0[0]}" "${r0[1]}") per 1000), ${r0[2]} held"
-	echo "1000 us:      ${r1[0]} interrupts for ${r1[1]} packets ($(per_1000 "${r1[0]}" "${r1[1]}") per 1000), ${r1[2]} held"
+	echo "10000 us:     ${r1[0]} interrupts for ${r1[1]} packets ($(per_1000 "${r1[0]}" "${r1[1]}") per 1000), ${r1[2]} held"
 	echo "adaptive-rx:  ${ra[0]} interrupts for ${ra[1]} packets ($(per_1000 "${ra[0]}" "${ra[1]}") per 1000), ${ra[2]} held"
 	[ "${r0[1]}" -gt 1000 ] && [ "${r1[1]}" -gt 1000 ] || { echo "too few packets to tell"; return 1; }
 	[ "${r0[2]}" = 0 ] || { echo "interrupts held with no delay asked"; return 1; }
-	[ "${r1[2]}" -gt 0 ] || { echo "no interrupt held for the 1000 us delay"; return 1; }
-	# with the delay, at most half the interrupts per packet
+	[ "${r1[2]}" -gt 0 ] || { echo "no interrupt held for the 10000 us delay"; return 1; }
+	# with the delay, at most half the interrupts per packet: 10 ms, far
+	# above the gap between packets even on a slow guest (a debug kernel
+	# received about 800 a second, where 1 ms cut them by a third only)
 	[ $(( $(per_1000 "${r1[0]}" "${r1[1]}") * 2 )) -le "$(per_1000 "${r0[0]}" "${r0[1]}")" ] ||
 		{ echo "the delay did not halve the interrupts per packet"; return 1; }
 }
@@ -129,7 +131,7 @@ ktap_pass "baseline (load, link, ping)"
 ktap_check "ethtool -c: the in-tree defaults (adaptive-rx on, rx-usecs 20, tx-usecs 64)" check_defaults
 ktap_check_xfail_stock "ethtool -C: values taken, a delay beyond the device's range refused" \
 	"the in-tree driver does not check the range" check_set
-ktap_check "under a UDP stream: a 1000 us delay at least halves the interrupts per packet" check_load
+ktap_check "under a UDP stream: a 10 ms delay at least halves the interrupts per packet" check_load
 ktap_check "idle request/response: adaptive-rx adds no latency" check_idle
 pair_teardown
 unload_clean() { timeout 30 rmmod ena && dmesg_clean "$d0"; }
