@@ -28,19 +28,22 @@ trap cleanup EXIT
 
 push_len() { python3 "$here/push_buf_len.py" "$A" ${1:+"$1"}; }
 tx_rings() { ethtool -g "$A" | awk '/^TX:/{printf "%s ", $2}'; }
-tcp_8m() {
-	head -c 8M /dev/urandom > /tmp/ena-llq-tx
-	ip netns exec ena-peer socat -u TCP-LISTEN:5301,reuseaddr OPEN:/tmp/ena-llq-rx,creat,trunc &
-	SRV=$!
+# tcp_xfer SIZE ADDR PORT: SIZE of random bytes over TCP from here to a
+# listener in the peer at ADDR:PORT arrive intact
+tcp_xfer() {
 	local i
+	head -c "$1" /dev/urandom > /tmp/ena-llq-tx
+	ip netns exec ena-peer socat -u "TCP-LISTEN:$3,reuseaddr" OPEN:/tmp/ena-llq-rx,creat,trunc &
+	SRV=$!
 	for ((i = 0; i < 50; i++)); do
-		ip netns exec ena-peer ss -ltn | grep -q ':5301 ' && break; sleep 0.1
+		ip netns exec ena-peer ss -ltn | grep -q ":$3 " && break; sleep 0.1
 	done
-	timeout 120 socat -u OPEN:/tmp/ena-llq-tx TCP:10.77.0.2:5301 || { kill "$SRV"; SRV=; return 1; }
+	timeout 120 socat -u OPEN:/tmp/ena-llq-tx "TCP:$2:$3" || { kill "$SRV"; SRV=; return 1; }
 	wait "$SRV" || return 1
 	SRV=
 	cmp /tmp/ena-llq-tx /tmp/ena-llq-rx
 }
+tcp_8m() { tcp_xfer 8M 10.77.0.2 5301; }
 # vxlan_up: a VXLAN tunnel over the pair, 10.78.0.1 here, 10.78.0.2 in the peer
 vxlan_up() {
 	ip link show ena-vx0 > /dev/null 2>&1 && return 0
@@ -51,22 +54,13 @@ vxlan_up() {
 }
 # vxlan_tcp: 4 MiB over TCP inside the tunnel arrive intact, no TX drop
 vxlan_tcp() {
-	local d0 d1
+	local d0 d1 rc
 	vxlan_up || return 1
 	d0=$(cat "/sys/class/net/$A/statistics/tx_dropped")
-	head -c 4M /dev/urandom > /tmp/ena-llq-tx
-	ip netns exec ena-peer socat -u TCP-LISTEN:5302,reuseaddr OPEN:/tmp/ena-llq-rx,creat,trunc &
-	SRV=$!
-	local i
-	for ((i = 0; i < 50; i++)); do
-		ip netns exec ena-peer ss -ltn | grep -q ':5302 ' && break; sleep 0.1
-	done
-	timeout 120 socat -u OPEN:/tmp/ena-llq-tx TCP:10.78.0.2:5302 || { kill "$SRV"; SRV=; return 1; }
-	wait "$SRV" || return 1
-	SRV=
+	tcp_xfer 4M 10.78.0.2 5302; rc=$?
 	d1=$(cat "/sys/class/net/$A/statistics/tx_dropped")
 	echo "tx-push-buf-len $(push_len): 4 MiB through VXLAN, tx_dropped ${d0:-?} -> ${d1:-?}"
-	cmp /tmp/ena-llq-tx /tmp/ena-llq-rx && [ "${d0:-0}" = "${d1:-0}" ]
+	[ $rc = 0 ] && [ "${d0:-0}" = "${d1:-0}" ]
 }
 big_ping() { ping -q -c 3 -i 0.2 -W 2 -s 1400 10.77.0.2 >/dev/null; }
 
