@@ -157,10 +157,21 @@ static int ena_set_ringparam(struct net_device *nd,
 		NL_SET_ERR_MSG_MOD(extack, "ring size must be a power of 2");
 		return -EINVAL;
 	}
-	/* a large LLQ entry takes two: the TX maximum halves, or doubles back */
+	/*
+	 * A large LLQ entry takes two: the TX maximum halves, or doubles back.
+	 * A TX size above the halved maximum is lowered to it, as the in-tree
+	 * driver does (the request carries the current size when the user
+	 * named none).
+	 */
 	max_tx = ena_max_tx_ring(a);
-	if (push)
+	if (push) {
 		max_tx = a->llq.entry_size == ENA_LLQ_LARGE_ENTRY ? max_tx * 2 : max_tx / 2;
+		if (tx > max_tx) {
+			netdev_info(nd, "TX ring %u lowered to %u, the maximum with 256-byte LLQ entries\n",
+				    tx, max_tx);
+			tx = max_tx;
+		}
+	}
 	if (tx > max_tx || rx > ena_max_rx_ring(a)) {
 		NL_SET_ERR_MSG_MOD(extack, "ring size above device maximum");
 		return -EINVAL;
