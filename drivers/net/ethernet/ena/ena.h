@@ -304,6 +304,7 @@ struct ena_llq_cfg {
 	u16 descs_per_entry;
 	u16 hdr_room;		/* header bytes that fit in the first entry */
 	bool large_ok;		/* the device offers 256-byte entries */
+	u32 dev_depth;		/* the device's maximum, in 128-byte entries */
 	u32 max_depth;
 	u32 max_num;
 	u16 accel_flags;
@@ -314,9 +315,19 @@ struct ena_llq_cfg {
  * LLQ entries: 128 bytes, or 256 ("large"); the first entry of a packet
  * holds two descriptors and then this much of the header.
  */
+#define ENA_LLQ_ENTRY			128
 #define ENA_LLQ_LARGE_ENTRY		256
-#define ENA_LLQ_HDR_ROOM		(128 - 2 * 16)
+#define ENA_LLQ_HDR_ROOM		(ENA_LLQ_ENTRY - 2 * 16)
 #define ENA_LLQ_LARGE_HDR_ROOM		(ENA_LLQ_LARGE_ENTRY - 2 * 16)
+
+/*
+ * The LLQ depth the device allows with entries of @entry_size bytes: its
+ * maximum counts 128-byte entries, and a 256-byte entry takes two.
+ */
+static inline u32 ena_llq_depth(const struct ena_llq_cfg *c, u32 entry_size)
+{
+	return c->dev_depth / (entry_size / ENA_LLQ_ENTRY);
+}
 
 /* LLQ entry size: as the device recommends, or as ethtool -G set it */
 enum ena_llq_large {
@@ -511,6 +522,7 @@ void ena_tx_drain(struct ena_qp *qp);
 void ena_rx_drain(struct ena_qp *qp);
 void ena_unmask_irq(struct ena_qp *qp);
 void ena_dim_start(struct ena_qp *qp);
+void ena_rx_usecs_reset(struct ena_qp *qp);
 
 /* ena_netdev.c */
 void ena_netdev_setup(struct ena_adapter *a);
@@ -525,6 +537,7 @@ void ena_link_carrier(struct ena_adapter *a, bool queues_up);
 int ena_reconcile(struct ena_adapter *a);
 u32 ena_max_rx_ring(const struct ena_adapter *a);
 u32 ena_max_tx_ring(const struct ena_adapter *a);
+u32 ena_max_tx_ring_for(const struct ena_adapter *a, u32 entry_size);
 
 /* ena_health.c: the watchdog (device and queue checks) */
 void ena_health_init(struct ena_adapter *a);

@@ -16,7 +16,6 @@
 
 /* LLQ layout we ask for */
 #define ENA_LLQ_WANT_DESCS_BEFORE_HDR	2
-#define ENA_LLQ_ENTRY_BYTES		128
 #define ENA_AENQ_WANTED_GROUPS	(BIT(ENA_AENQ_LINK_CHANGE) | \
 				 BIT(ENA_AENQ_FATAL_ERROR) | \
 				 BIT(ENA_AENQ_WARNING) | \
@@ -181,15 +180,15 @@ static bool ena_llq_choose(struct ena_adapter *a, const struct ena_feat_llq *f)
 		(a->llq_large == ENA_LLQ_LARGE_ON ||
 		 (a->llq_large == ENA_LLQ_LARGE_AUTO &&
 		  f->entry_size_recommended == ENA_LLQ_ENTRY_256B));
-	c->entry_size = large ? ENA_LLQ_LARGE_ENTRY : ENA_LLQ_ENTRY_BYTES;
+	c->entry_size = large ? ENA_LLQ_LARGE_ENTRY : ENA_LLQ_ENTRY;
 	if (le16_to_cpu(f->stride_supported) & ENA_LLQ_STRIDE_MULTI)
 		c->descs_per_entry = c->entry_size / sizeof(struct ena_tx_desc);
 	else
 		c->descs_per_entry = 1;
 	c->hdr_room = c->entry_size -
 		      c->descs_before_hdr * sizeof(struct ena_tx_desc);
-	c->max_depth = le32_to_cpu(f->max_llq_depth) /
-		       (c->entry_size / ENA_LLQ_ENTRY_BYTES);
+	c->dev_depth = le32_to_cpu(f->max_llq_depth);
+	c->max_depth = ena_llq_depth(c, c->entry_size);
 	c->max_num = le32_to_cpu(f->max_llq_num);
 	c->accel_flags = le16_to_cpu(f->accel_flags);
 	c->max_tx_burst = le16_to_cpu(f->accel_max_tx_burst);

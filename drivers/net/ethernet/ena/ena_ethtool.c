@@ -72,13 +72,19 @@ u32 ena_max_rx_ring(const struct ena_adapter *a)
 					  ENA_MAX_RING_SIZE));
 }
 
-u32 ena_max_tx_ring(const struct ena_adapter *a)
+/* the TX ring maximum with LLQ entries of @entry_size bytes (if LLQ) */
+u32 ena_max_tx_ring_for(const struct ena_adapter *a, u32 entry_size)
 {
 	u32 m = min_t(u32, a->dev_max_tx_depth, ENA_MAX_RING_SIZE);
 
 	if (a->llq.enabled)
-		m = min(m, a->llq.max_depth);
+		m = min(m, ena_llq_depth(&a->llq, entry_size));
 	return rounddown_pow_of_two(m);
+}
+
+u32 ena_max_tx_ring(const struct ena_adapter *a)
+{
+	return ena_max_tx_ring_for(a, a->llq.entry_size);
 }
 
 static void ena_get_ringparam(struct net_device *nd,
@@ -158,17 +164,19 @@ static int ena_set_ringparam(struct net_device *nd,
 		return -EINVAL;
 	}
 	/*
-	 * A large LLQ entry takes two: the TX maximum halves, or doubles back.
-	 * A TX size above the halved maximum is lowered to it, as the in-tree
-	 * driver does (the request carries the current size when the user
-	 * named none).
+	 * With the other entry size the TX maximum is that entry size's; a TX
+	 * size above it is lowered to it, as the in-tree driver does (the
+	 * request carries the current size when the user named none).
 	 */
 	max_tx = ena_max_tx_ring(a);
 	if (push) {
-		max_tx = a->llq.entry_size == ENA_LLQ_LARGE_ENTRY ? max_tx * 2 : max_tx / 2;
+		u32 entry = a->llq.entry_size == ENA_LLQ_LARGE_ENTRY ?
+			    ENA_LLQ_ENTRY : ENA_LLQ_LARGE_ENTRY;
+
+		max_tx = ena_max_tx_ring_for(a, entry);
 		if (tx > max_tx) {
-			netdev_info(nd, "TX ring %u lowered to %u, the maximum with 256-byte LLQ entries\n",
-				    tx, max_tx);
+			netdev_info(nd, "TX ring %u lowered to %u, the maximum with %u-byte LLQ entries\n",
+				    tx, max_tx, entry);
 			tx = max_tx;
 		}
 	}
@@ -437,16 +445,9 @@ static int ena_set_coalesce(struct net_device *nd, struct ethtool_coalesce *c,
 	WRITE_ONCE(a->tx_usecs, c->tx_coalesce_usecs - c->tx_coalesce_usecs % res);
 	a->rx_usecs = c->rx_coalesce_usecs - c->rx_coalesce_usecs % res;
 	WRITE_ONCE(a->adaptive_rx, c->use_adaptive_rx_coalesce);
-	for (q = 0; q < a->max_queues; q++) {
-		struct ena_qp *qp = &a->qps[q];
-
-		if (!test_bit(ENA_QP_STARTED, &qp->state))
-			continue;
-		/* adaptive: from DIM's default profile until it chooses */
-		WRITE_ONCE(qp->rx_usecs, a->adaptive_rx ?
-			   net_dim_get_def_rx_moderation(qp->dim.mode).usec :
-			   a->rx_usecs);
-	}
+	for (q = 0; q < a->max_queues; q++)
+		if (test_bit(ENA_QP_STARTED, &a->qps[q].state))
+			ena_rx_usecs_reset(&a->qps[q]);
 	return 0;
 }
 

@@ -76,22 +76,32 @@ static void ena_dim_work(struct work_struct *w)
 }
 
 /**
- * ena_dim_start() - moderation state of a queue pair being started
- * @qp: the queue pair, NAPI not yet enabled
- *
- * Starts from DIM's default profile with adaptive-rx, else from the
- * static RX delay.  The queue's stop cancels the work (ena_qp_stop()).
+ * ena_rx_usecs_reset() - the RX delay a queue pair starts from, or goes
+ * back to after ethtool -C: DIM's default profile with adaptive-rx (until
+ * DIM chooses), else the static RX delay
+ * @qp: the queue pair; RTNL held
  */
-void ena_dim_start(struct ena_qp *qp)
+void ena_rx_usecs_reset(struct ena_qp *qp)
 {
 	struct ena_adapter *a = qp->adapter;
 
+	WRITE_ONCE(qp->rx_usecs, a->adaptive_rx ?
+		   net_dim_get_def_rx_moderation(qp->dim.mode).usec :
+		   a->rx_usecs);
+}
+
+/**
+ * ena_dim_start() - moderation state of a queue pair being started
+ * @qp: the queue pair, NAPI not yet enabled
+ *
+ * The queue's stop cancels the work (ena_qp_stop()).
+ */
+void ena_dim_start(struct ena_qp *qp)
+{
 	memset(&qp->dim, 0, sizeof(qp->dim));
 	INIT_WORK(&qp->dim.work, ena_dim_work);
 	qp->dim.mode = DIM_CQ_PERIOD_MODE_START_FROM_EQE;
-	qp->rx_usecs = a->adaptive_rx ?
-		       net_dim_get_def_rx_moderation(qp->dim.mode).usec :
-		       a->rx_usecs;
+	ena_rx_usecs_reset(qp);
 }
 
 /* one DIM sample at the end of a poll: packets and bytes so far */
