@@ -27,7 +27,9 @@
  * - page_pool_params .napi (lockless recycling by the consuming NAPI)
  *   and .netdev (netlink page-pool introspection), used together with
  *   page_pool_disable_direct_recycling() (6.9) to unbind a pool whose
- *   NAPI runs on: ENA_HAVE_PP_NAPI.
+ *   NAPI runs on: ENA_HAVE_PP_NAPI;
+ * - the XDP actions a driver announces, xdp_set_features_flag() (6.3):
+ *   ENA_HAVE_XDP_FEATURES (before it there is nothing to announce).
  */
 #ifndef _ENA_COMPAT_H_
 #define _ENA_COMPAT_H_

@@ -6,9 +6,11 @@
 #define _ENA_H_
 
 #include <linux/bitops.h>
+#include <linux/bpf.h>
 #include <linux/completion.h>
 #include <linux/dim.h>
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -17,6 +19,7 @@
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
+#include <net/xdp.h>
 
 #include "ena_admin.h"
 #include "ena_io.h"
@@ -51,6 +54,15 @@
  */
 #define ENA_RX_FRAG_SIZE		2048
 #define ENA_RX_MAX_DESCS_PER_PKT	16
+/*
+ * With an XDP program each RX descriptor gets a whole page: the program's
+ * headroom, one frame of up to the XDP MTU (the in-tree driver's bound:
+ * no multi-buffer XDP), room for skb_shared_info.
+ */
+#define ENA_XDP_FRAG_SIZE		PAGE_SIZE
+#define ENA_XDP_MAX_MTU			(ENA_XDP_FRAG_SIZE - ETH_HLEN - ETH_FCS_LEN - \
+					 VLAN_HLEN - XDP_PACKET_HEADROOM - \
+					 SKB_DATA_ALIGN(sizeof(struct skb_shared_info)))
 /*
  * Frames up to this many bytes in one buffer are copied into a new small
  * skb and their buffer goes straight back to the page pool (ethtool
@@ -134,6 +146,23 @@ struct ena_queue_stats {
 	u64 unmasks;
 	u64 page_allocs;
 	u64 page_frees;
+	/* XDP verdicts of RX frames, and the XDP TX ring's completions */
+	u64 xdp_pass;
+	u64 xdp_drop;
+	u64 xdp_tx;
+	u64 xdp_redirect;
+	u64 xdp_aborted;
+	u64 xdp_invalid;	/* frames XDP cannot take: several buffers */
+	u64 xdp_tx_packets;
+	u64 xdp_tx_bytes;
+	u64 xdp_tx_bad_req_id;
+
+	/* the XDP TX ring's producers, under qp->xdp_lock */
+	struct u64_stats_sync xdp_sync;
+	u64 xdp_tx_doorbells;
+	u64 xdp_tx_full;	/* frames dropped: no room in the XDP TX ring */
+	u64 xdp_tx_dma_err;
+	u64 xdp_xmit;		/* frames taken by ndo_xdp_xmit (redirect target) */
 
 	struct u64_stats_sync xmit_sync;
 	u64 tx_stops;
@@ -156,14 +185,22 @@ struct ena_queue_stats {
 	u64 tx_missed;		/* late TX completions (watchdog, RTNL) */
 };
 
+/* how a TX buffer was mapped, so its completion unmaps it the same way */
+enum ena_tx_map_kind {
+	ENA_MAP_SINGLE,		/* dma_map_single() */
+	ENA_MAP_PAGE,		/* skb_frag_dma_map() */
+	ENA_MAP_POOL,		/* a page_pool page (XDP_TX): the pool owns the map */
+};
+
 struct ena_tx_map {
 	dma_addr_t addr;
 	u32 len;
-	bool is_page;
+	u8 kind;		/* enum ena_tx_map_kind */
 };
 
 struct ena_tx_buf {
 	struct sk_buff *skb;
+	struct xdp_frame *xdpf;	/* instead of @skb on an XDP TX ring */
 	unsigned long sent;	/* jiffies at xmit */
 	bool missed;		/* counted as a missing completion */
 	u16 descs;		/* SQ slots (descriptors or LLQ entries) */
@@ -223,6 +260,9 @@ struct ena_rxq {
 	u16 *free_ids;
 	struct ena_rx_buf *bufs;
 	struct page_pool *pool;
+	u32 frag_size;		/* bytes of a page per descriptor */
+	u32 headroom;		/* before the frame in each buffer */
+	bool xdp;		/* laid out for XDP: page per buffer, bidirectional */
 	struct sk_buff *skb;	/* packet spanning descriptors, not yet done */
 	bool drop_rest;		/* discard descriptors up to the next LAST */
 };
@@ -243,6 +283,16 @@ struct ena_qp {
 	struct napi_struct napi;
 	struct ena_txq tx;
 	struct ena_rxq rx;
+	/*
+	 * XDP: the program NAPI runs (set while the RX ring has the XDP
+	 * layout), the TX ring for XDP_TX and ndo_xdp_xmit (depth 0 without
+	 * XDP), its producers' lock and whether it takes frames.
+	 */
+	struct bpf_prog *xdp_prog;
+	struct ena_txq xdp_tx;
+	spinlock_t xdp_lock;	/* XDP_TX and ndo_xdp_xmit on @xdp_tx */
+	bool xdp_live;		/* under @xdp_lock */
+	struct xdp_rxq_info xdp_rxq;
 	struct ena_queue_stats *stats;
 	u32 __iomem *unmask;
 	unsigned long state;
@@ -263,6 +313,7 @@ struct ena_qp {
 struct ena_qp_mem {
 	struct ena_txq tx;
 	struct ena_rxq rx;
+	struct ena_txq xdp_tx;
 	bool held;		/* @tx and @rx hold memory to free */
 };
 
@@ -400,6 +451,7 @@ struct ena_adapter {
 	u32 rx_ring_size;
 	u32 rx_copybreak;	/* bytes; read by NAPI with READ_ONCE */
 	enum ena_llq_large llq_large;	/* under RTNL */
+	struct bpf_prog *xdp_prog;	/* attached program (one reference), RTNL */
 	struct ena_qp *qps;			/* [max_queues] */
 	struct ena_queue_stats *qstats;		/* [max_queues] */
 
@@ -509,12 +561,33 @@ int ena_qp_start(struct ena_adapter *a, u16 qid);
 void ena_qp_stop(struct ena_adapter *a, u16 qid);
 void ena_qp_free(struct ena_adapter *a, u16 qid);
 int ena_qp_mem_prepare(struct ena_adapter *a, u16 qid, u32 tx_depth,
-		       u32 rx_depth, struct ena_qp_mem *m);
+		       u32 rx_depth, bool xdp, struct ena_qp_mem *m);
 void ena_qp_mem_release(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m);
 int ena_qp_swap(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m);
 
+/* ena_xdp.c: XDP programs, XDP_TX and ndo_xdp_xmit */
+int ena_bpf(struct net_device *nd, struct netdev_bpf *bpf);
+int ena_xdp_xmit(struct net_device *nd, int n, struct xdp_frame **frames,
+		 u32 flags);
+bool ena_xdp_queues_ok(const struct ena_adapter *a, u32 n);
+void ena_xdp_features(struct ena_adapter *a);
+void ena_xdp_prog_apply(struct ena_adapter *a);
+u32 ena_xdp_run(struct ena_qp *qp, struct bpf_prog *prog,
+		struct xdp_buff *xdp, u32 *done);
+void ena_xdp_finish(struct ena_qp *qp, u32 done);
+void ena_xdp_tx_stop(struct ena_qp *qp);
+
+static inline bool ena_xdp_on(const struct ena_adapter *a)
+{
+	return !!a->xdp_prog;
+}
+
 /* ena_txrx.c: datapath */
 netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev);
+int ena_tx_post_frame(struct ena_qp *qp, struct ena_txq *tx,
+		      struct xdp_frame *xdpf, dma_addr_t pool_dma);
+void ena_tx_doorbell(struct ena_txq *tx);
+void ena_xdp_tx_drain(struct ena_qp *qp);
 int ena_napi_poll(struct napi_struct *napi, int budget);
 irqreturn_t ena_io_irq(int irq, void *data);
 int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp);
@@ -532,6 +605,8 @@ int ena_set_channels_live(struct ena_adapter *a, u32 new_count);
 int ena_set_llq_large(struct ena_adapter *a, bool large, u32 tx, u32 rx);
 int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 		       struct netlink_ext_ack *extack);
+int ena_rings_rebuild(struct ena_adapter *a, u32 tx, u32 rx, bool xdp,
+		      struct netlink_ext_ack *extack);
 void ena_link_update(struct ena_adapter *a, bool up);
 void ena_link_carrier(struct ena_adapter *a, bool queues_up);
 int ena_reconcile(struct ena_adapter *a);

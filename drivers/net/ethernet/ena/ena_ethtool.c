@@ -56,6 +56,7 @@ static void ena_get_channels(struct net_device *nd,
 static int ena_set_channels(struct net_device *nd, struct ethtool_channels *ch)
 {
 	struct ena_adapter *a = netdev_priv(nd);
+	int rc;
 
 	if (ch->rx_count || ch->tx_count || ch->other_count ||
 	    !ch->combined_count || ch->combined_count > a->max_queues) {
@@ -63,7 +64,15 @@ static int ena_set_channels(struct net_device *nd, struct ethtool_channels *ch)
 			   a->max_queues);
 		return -EINVAL;
 	}
-	return ena_set_channels_live(a, ch->combined_count);
+	if (ena_xdp_on(a) && !ena_xdp_queues_ok(a, ch->combined_count)) {
+		netdev_err(nd, "channels: %u is too many with XDP: each needs an XDP TX queue of the device\n",
+			   ch->combined_count);
+		return -EINVAL;
+	}
+	rc = ena_set_channels_live(a, ch->combined_count);
+	if (!rc)
+		ena_xdp_features(a);
+	return rc;
 }
 
 u32 ena_max_rx_ring(const struct ena_adapter *a)

@@ -211,13 +211,15 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 }
 
 /**
- * ena_set_rings_live() - change ring sizes, all queues or none
+ * ena_rings_rebuild() - change ring sizes or the RX layout, all queues or none
  * @a: adapter
  * @tx: new TX depth
  * @rx: new RX depth
+ * @xdp: the RX layout for XDP and an XDP TX ring per queue (or neither)
  * @extack: for the error message
  *
- * The new rings of every running queue are allocated first, while all
+ * The new rings of every running queue that changes are allocated first,
+ * while all
  * queues keep passing traffic; without the memory for all of them nothing
  * changes.  Then each queue in turn is stopped, switched to its new rings
  * and restarted (ena_qp_swap()): at most one queue is down at any moment.
@@ -226,10 +228,10 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
  * reports stays true.  A device that dies on the way ends the loop: the
  * reset work rebuilds every queue at the sizes in force.
  *
- * Return: 0, or a negative errno with the old sizes in force.
+ * Return: 0, or a negative errno with the old rings in force.
  */
-int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
-		       struct netlink_ext_ack *extack)
+int ena_rings_rebuild(struct ena_adapter *a, u32 tx, u32 rx, bool xdp,
+		      struct netlink_ext_ack *extack)
 {
 	struct ena_qp_mem *mem;
 	u32 q, n = a->num_queues, done;
@@ -251,9 +253,9 @@ int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 	for (q = 0; q < n; q++) {
 		struct ena_qp *qp = &a->qps[q];
 
-		if (qp->tx.depth == tx && qp->rx.depth == rx)
+		if (qp->tx.depth == tx && qp->rx.depth == rx && qp->rx.xdp == xdp)
 			continue;
-		rc = ena_qp_mem_prepare(a, q, tx, rx, &mem[q]);
+		rc = ena_qp_mem_prepare(a, q, tx, rx, xdp, &mem[q]);
 		if (rc) {
 			NL_SET_ERR_MSG_MOD(extack,
 					   "no memory for the new rings, nothing changed");
@@ -276,9 +278,9 @@ int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 		}
 	}
 	if (rc) {
-		NL_SET_ERR_MSG_MOD(extack, "ring resize failed, old size kept");
-		netdev_warn(a->netdev, "rings %u/%u failed on queue %u (%d), old sizes restored\n",
-			    tx, rx, done, rc);
+		NL_SET_ERR_MSG_MOD(extack, "queue restart on new rings failed, old rings kept");
+		netdev_warn(a->netdev, "rings %u/%u%s failed on queue %u (%d), old rings restored\n",
+			    tx, rx, xdp ? " (XDP)" : "", done, rc);
 		/* the queues switched so far go back to their old rings */
 		while (done-- > 0) {
 			if (!mem[done].held ||
@@ -296,6 +298,8 @@ int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 out:
 	for (q = 0; q < n; q++)
 		ena_qp_mem_release(a, q, &mem[q]);
+	/* queues back on their old rings run the program those were made for */
+	ena_xdp_prog_apply(a);
 	kvfree(mem);
 	/* re-created RX CQs may have new device indices */
 	if (!test_bit(ENA_F_DEV_DEAD, &a->flags)) {
@@ -306,15 +310,37 @@ out:
 	return rc;
 }
 
+/**
+ * ena_set_rings_live() - change ring sizes, all queues or none
+ * @a: adapter
+ * @tx: new TX depth
+ * @rx: new RX depth
+ * @extack: for the error message
+ *
+ * Return: 0, or a negative errno with the old sizes in force.
+ */
+int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
+		       struct netlink_ext_ack *extack)
+{
+	return ena_rings_rebuild(a, tx, rx, ena_xdp_on(a), extack);
+}
+
 /*
  * RX buffers are 2 KiB page slices whatever the MTU (a larger frame spans
  * descriptors), so an MTU change is one SET_FEATURE and no ring changes.
+ * With XDP the MTU stays within one buffer (max_mtu is lowered while a
+ * program is attached; this is the check of last resort).
  */
 static int ena_change_mtu(struct net_device *nd, int mtu)
 {
 	struct ena_adapter *a = netdev_priv(nd);
 	int rc;
 
+	if (ena_xdp_on(a) && mtu > ENA_XDP_MAX_MTU) {
+		netdev_err(nd, "MTU %d is above %lu, the largest with XDP\n",
+			   mtu, (unsigned long)ENA_XDP_MAX_MTU);
+		return -EINVAL;
+	}
 	if (test_bit(ENA_F_QUEUES_UP, &a->flags)) {
 		rc = ena_set_mtu_dev(a, mtu);
 		if (rc && rc != -EOPNOTSUPP) {
@@ -377,6 +403,8 @@ static const struct net_device_ops ena_netdev_ops = {
 	.ndo_tx_timeout		= ena_tx_timeout,
 	.ndo_change_mtu		= ena_change_mtu,
 	.ndo_validate_addr	= eth_validate_addr,
+	.ndo_bpf		= ena_bpf,
+	.ndo_xdp_xmit		= ena_xdp_xmit,
 };
 
 /* carrier on while the link is up and the queues run; under aenq.lock */
@@ -469,6 +497,9 @@ int ena_reconcile(struct ena_adapter *a)
 	if (a->llq.enabled)
 		maxq = min(maxq, a->llq.max_num);
 	maxq = max(maxq, 1U);
+	/* an attached XDP program keeps an XDP TX queue per channel */
+	while (ena_xdp_on(a) && maxq > 1 && !ena_xdp_queues_ok(a, maxq))
+		maxq--;
 	if (a->num_queues > maxq) {
 		netdev_warn(nd, "device offers %u queues after the reset, %u were in use\n",
 			    maxq, a->num_queues);
@@ -489,6 +520,7 @@ int ena_reconcile(struct ena_adapter *a)
 		nd->features &= ~(ENA_OFFLOAD_FEATURES & ~f);
 		netdev_update_features(nd);
 	}
+	ena_xdp_features(a);
 	return 0;
 }
 
@@ -513,6 +545,7 @@ void ena_netdev_setup(struct ena_adapter *a)
 
 	nd->min_mtu = ENA_MIN_MTU;
 	nd->max_mtu = a->max_mtu ? a->max_mtu : ETH_DATA_LEN;
+	ena_xdp_features(a);
 	if (is_valid_ether_addr(a->mac)) {
 		eth_hw_addr_set(nd, a->mac);
 	} else {

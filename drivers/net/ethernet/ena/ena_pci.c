@@ -142,6 +142,8 @@ static int ena_qps_alloc(struct ena_adapter *a)
 		a->qps[q].stats = &a->qstats[q];
 		u64_stats_init(&a->qstats[q].napi_sync);
 		u64_stats_init(&a->qstats[q].xmit_sync);
+		u64_stats_init(&a->qstats[q].xdp_sync);
+		spin_lock_init(&a->qps[q].xdp_lock);
 	}
 	a->num_queues = a->max_queues;
 	return 0;

@@ -4,11 +4,14 @@
  * management ops:
  *
  *   ena_qp_alloc()    host memory: NAPI, rings, buffer-info arrays, page_pool
- *   ena_qp_start()    device side: CREATE_CQ/SQ for TX and RX, IRQ, RX fill
+ *                     (and the XDP TX ring while an XDP program is attached)
+ *   ena_qp_start()    device side: CREATE_CQ/SQ for TX, RX (and XDP TX), IRQ,
+ *                     RX fill
  *   ena_qp_stop()     the reverse of start; buffers go back, rings stay
  *   ena_qp_free()     the reverse of alloc
- *   ena_qp_mem_prepare()  new depths for a running queue: the new memory
- *   ena_qp_swap()         first, then stop, swap, start (old rings back if
+ *   ena_qp_mem_prepare()  new depths or RX layout (XDP) for a running queue:
+ *   ena_qp_swap()         the new memory first, then stop, swap, start (old
+ *                         rings back if
  *   ena_qp_mem_release()  the start fails), then free what is left over;
  *                         ethtool -G prepares every queue before it swaps
  *                         any, so it changes all queues or none
@@ -62,15 +65,21 @@ static void ena_ring_free(struct ena_qp *qp, size_t size, void *p,
 	WRITE_ONCE(st->ring_bytes, st->ring_bytes - size);
 }
 
-static u32 ena_rx_buf_len(void)
+/*
+ * The RX buffer layout.  Without XDP: a 2 KiB page slice per descriptor,
+ * skb built in place; larger frames span several descriptors, so no MTU
+ * forces another buffer size and an MTU change never rebuilds a ring.  With
+ * XDP: a page per descriptor with the program's headroom, a frame of up to
+ * ENA_XDP_MAX_MTU in one buffer (the MTU is held below it), mapped both
+ * ways for XDP_TX.
+ */
+static void ena_rx_layout(struct ena_rxq *rx, bool xdp)
 {
-	/*
-	 * A 2 KiB page slice per descriptor, skb built in place: larger
-	 * frames span several descriptors, so no MTU forces another buffer
-	 * size and an MTU change never rebuilds a ring.
-	 */
-	return ENA_RX_FRAG_SIZE - ENA_RX_HEADROOM -
-	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	rx->xdp = xdp;
+	rx->frag_size = xdp ? ENA_XDP_FRAG_SIZE : ENA_RX_FRAG_SIZE;
+	rx->headroom = xdp ? XDP_PACKET_HEADROOM : ENA_RX_HEADROOM;
+	rx->buf_len = rx->frag_size - rx->headroom -
+		      SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 }
 
 static void ena_txq_free_mem(struct ena_qp *qp, struct ena_txq *tx)
@@ -87,6 +96,7 @@ static void ena_txq_free_mem(struct ena_qp *qp, struct ena_txq *tx)
 	tx->bounce = NULL;
 	tx->cq = NULL;
 	tx->descs = NULL;
+	tx->depth = 0;
 }
 
 static int ena_txq_alloc_mem(struct ena_qp *qp, struct ena_txq *tx, u32 depth)
@@ -157,7 +167,7 @@ static int ena_rx_pool_create(struct ena_qp *qp, struct ena_rxq *rx)
 		.pool_size = rx->depth,
 		.nid = qp->node,
 		.dev = &qp->adapter->pdev->dev,
-		.dma_dir = DMA_FROM_DEVICE,
+		.dma_dir = rx->xdp ? DMA_BIDIRECTIONAL : DMA_FROM_DEVICE,
 		.offset = 0,
 		.max_len = PAGE_SIZE,
 #ifdef ENA_HAVE_PP_NAPI
@@ -175,10 +185,10 @@ static int ena_rx_pool_create(struct ena_qp *qp, struct ena_rxq *rx)
 
 /* @with_pool false: the rings only, the pool comes in ena_qp_install() */
 static int ena_rxq_alloc_mem(struct ena_qp *qp, struct ena_rxq *rx, u32 depth,
-			     bool with_pool)
+			     bool with_pool, bool xdp)
 {
 	rx->depth = depth;
-	rx->buf_len = ena_rx_buf_len();
+	ena_rx_layout(rx, xdp);
 	rx->descs = ena_ring_alloc(qp, depth * sizeof(struct ena_rx_desc),
 				   &rx->descs_dma);
 	rx->cq = ena_ring_alloc(qp, depth * sizeof(struct ena_rx_cdesc),
@@ -196,19 +206,34 @@ err:
 	return -ENOMEM;
 }
 
-/* Both rings' memory into @tx and @rx; all or nothing */
+/*
+ * The rings' memory into @tx and @rx, and with @xdp an XDP TX ring of the
+ * TX depth into @xtx (which stays empty, depth 0, without); all or nothing
+ */
 static int ena_qp_mem_alloc(struct ena_qp *qp, struct ena_txq *tx,
-			    struct ena_rxq *rx, u32 tx_depth, u32 rx_depth,
-			    bool with_pool)
+			    struct ena_rxq *rx, struct ena_txq *xtx,
+			    u32 tx_depth, u32 rx_depth, bool with_pool,
+			    bool xdp)
 {
 	int rc;
 
 	rc = ena_txq_alloc_mem(qp, tx, tx_depth);
 	if (rc)
 		return rc;
-	rc = ena_rxq_alloc_mem(qp, rx, rx_depth, with_pool);
+	rc = ena_rxq_alloc_mem(qp, rx, rx_depth, with_pool, xdp);
 	if (rc)
-		ena_txq_free_mem(qp, tx);
+		goto err_tx;
+	if (xdp) {
+		rc = ena_txq_alloc_mem(qp, xtx, tx_depth);
+		if (rc)
+			goto err_rx;
+	}
+	return 0;
+
+err_rx:
+	ena_rxq_free_mem(qp, rx);
+err_tx:
+	ena_txq_free_mem(qp, tx);
 	return rc;
 }
 
@@ -243,7 +268,8 @@ int ena_qp_alloc(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth)
 		synchronize_net();
 	netif_napi_add(a->netdev, &qp->napi, ena_napi_poll);
 
-	rc = ena_qp_mem_alloc(qp, &qp->tx, &qp->rx, tx_depth, rx_depth, true);
+	rc = ena_qp_mem_alloc(qp, &qp->tx, &qp->rx, &qp->xdp_tx, tx_depth,
+			      rx_depth, true, ena_xdp_on(a));
 	if (rc) {
 		__netif_napi_del(&qp->napi);
 		set_bit(ENA_F_NAPI_UNSYNCED, &a->flags);
@@ -270,12 +296,17 @@ void ena_qp_free(struct ena_adapter *a, u16 qid)
 	if (!test_and_clear_bit(ENA_QP_ALLOCATED, &qp->state))
 		return;
 	/* the pool goes while its NAPI is disabled and still listed */
+	ena_txq_free_mem(qp, &qp->xdp_tx);
 	ena_rxq_free_mem(qp, &qp->rx);
 	ena_txq_free_mem(qp, &qp->tx);
 	__netif_napi_del(&qp->napi);
 	set_bit(ENA_F_NAPI_UNSYNCED, &a->flags);
 }
 
+/*
+ * CREATE_CQ for one of the queue pair's rings; all of them (TX, RX, XDP TX)
+ * interrupt on the pair's vector, served by its one NAPI.
+ */
 static int ena_create_cq(struct ena_adapter *a, struct ena_qp *qp, u32 depth,
 			 u32 entry_words, dma_addr_t base,
 			 struct ena_resp_create_cq *out)
@@ -410,10 +441,8 @@ static int ena_llq_ptr(struct ena_adapter *a, struct ena_txq *tx, __le32 off)
 	return 0;
 }
 
-static void ena_qp_reset_indices(struct ena_qp *qp)
+static void ena_txq_reset(struct ena_qp *qp, struct ena_txq *tx)
 {
-	struct ena_txq *tx = &qp->tx;
-	struct ena_rxq *rx = &qp->rx;
 	u32 i;
 
 	tx->sq_tail = 0;
@@ -430,7 +459,16 @@ static void ena_qp_reset_indices(struct ena_qp *qp)
 		memset(tx->descs, 0, tx->depth * sizeof(struct ena_tx_desc));
 	if (tx->bounce)
 		memset(tx->bounce, 0, qp->adapter->llq.entry_size);
+}
 
+static void ena_qp_reset_indices(struct ena_qp *qp)
+{
+	struct ena_rxq *rx = &qp->rx;
+	u32 i;
+
+	ena_txq_reset(qp, &qp->tx);
+	if (qp->xdp_tx.depth)
+		ena_txq_reset(qp, &qp->xdp_tx);
 	rx->sq_tail = 0;
 	rx->sq_phase = 1;
 	rx->cq_head = 0;
@@ -444,14 +482,88 @@ static void ena_qp_reset_indices(struct ena_qp *qp)
 	memset(rx->descs, 0, rx->depth * sizeof(struct ena_rx_desc));
 }
 
+/*
+ * CREATE_CQ + CREATE_SQ of a TX ring (the queue pair's or its XDP TX ring),
+ * the device's offsets checked.  Return: 0, or a negative errno with
+ * nothing of it left in the device (or the device being reset).
+ */
+static int ena_txq_create(struct ena_adapter *a, struct ena_qp *qp,
+			  struct ena_txq *tx)
+{
+	struct ena_resp_create_cq cq;
+	struct ena_resp_create_sq sq;
+	int rc;
+
+	rc = ena_create_cq(a, qp, tx->depth, ENA_TX_CQ_ENTRY_WORDS, tx->cq_dma,
+			   &cq);
+	if (rc)
+		return rc;
+	tx->cq_idx = le16_to_cpu(cq.cq_idx);
+	rc = ena_reg_ptr(a, cq.head_db_offset, &tx->cq_db);
+	if (rc)
+		goto err_cq;
+
+	rc = ena_create_sq(a, ENA_SQ_DIR_TX, tx->llq ? ENA_PLACEMENT_DEV :
+			   ENA_PLACEMENT_HOST, tx->cq_idx, tx->depth,
+			   tx->descs_dma, &sq);
+	if (rc)
+		goto err_cq;
+	tx->sq_idx = le16_to_cpu(sq.sq_idx);
+	rc = ena_reg_ptr(a, sq.db_offset, &tx->db);
+	if (!rc && tx->llq)
+		rc = ena_llq_ptr(a, tx, sq.llq_desc_offset);
+	if (!rc && !tx->db) {
+		netdev_err(a->netdev, "queue %u: device gave no TX doorbell\n",
+			   qp->qid);
+		rc = -EINVAL;
+	}
+	if (rc)
+		goto err_sq;
+	return 0;
+
+err_sq:
+	if (ena_destroy_sq(a, ENA_SQ_DIR_TX, tx->sq_idx)) {
+		ena_destroy_failed(a);
+		return rc;
+	}
+err_cq:
+	if (ena_destroy_cq(a, tx->cq_idx))
+		ena_destroy_failed(a);
+	return rc;
+}
+
+/* DESTROY of what ena_txq_create() made.  Return: non-zero if one failed */
+static int ena_txq_destroy(struct ena_adapter *a, struct ena_txq *tx)
+{
+	return ena_destroy_sq(a, ENA_SQ_DIR_TX, tx->sq_idx) ||
+	       ena_destroy_cq(a, tx->cq_idx);
+}
+
+/* XDP's view of the RX ring: its queue, NAPI and page pool */
+static int ena_xdp_rxq_reg(struct ena_adapter *a, struct ena_qp *qp)
+{
+	int rc;
+
+	rc = xdp_rxq_info_reg(&qp->xdp_rxq, a->netdev, qp->qid,
+			      qp->napi.napi_id);
+	if (rc)
+		return rc;
+	rc = xdp_rxq_info_reg_mem_model(&qp->xdp_rxq, MEM_TYPE_PAGE_POOL,
+					qp->rx.pool);
+	if (rc)
+		xdp_rxq_info_unreg(&qp->xdp_rxq);
+	return rc;
+}
+
 /**
  * ena_qp_start() - create the device queues and start passing traffic
  * @a: adapter
  * @qid: queue index; allocated, not started
  *
- * Sends CREATE_CQ+CREATE_SQ for TX, then for RX, takes the IO vector,
- * fills the RX ring, enables NAPI and schedules its first poll (which
- * unmasks the vector), and opens the TX queue.
+ * Sends CREATE_CQ+CREATE_SQ for TX, then for RX (then for the XDP TX ring,
+ * if the queue has one), takes the IO vector, fills the RX ring, enables
+ * NAPI and schedules its first poll (which unmasks the vector), and opens
+ * the TX queue.
  *
  * Return: 0 or a negative errno; on failure the queue is left allocated
  * and stopped, with nothing created on the device.
@@ -460,6 +572,7 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 {
 	struct ena_qp *qp = &a->qps[qid];
 	struct ena_txq *tx = &qp->tx;
+	struct ena_txq *xtx = &qp->xdp_tx;
 	struct ena_rxq *rx = &qp->rx;
 	struct ena_resp_create_cq cq;
 	struct ena_resp_create_sq sq;
@@ -469,31 +582,17 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 		return 0;
 	ena_qp_reset_indices(qp);
 
-	rc = ena_create_cq(a, qp, tx->depth, ENA_TX_CQ_ENTRY_WORDS, tx->cq_dma,
-			   &cq);
+	rc = ena_xdp_rxq_reg(a, qp);
 	if (rc)
 		goto err;
-	tx->cq_idx = le16_to_cpu(cq.cq_idx);
-	rc = ena_reg_ptr(a, cq.head_db_offset, &tx->cq_db);
+	rc = ena_txq_create(a, qp, tx);
 	if (rc)
-		goto err_tx_cq;
-
-	rc = ena_create_sq(a, ENA_SQ_DIR_TX, tx->llq ? ENA_PLACEMENT_DEV :
-			   ENA_PLACEMENT_HOST, tx->cq_idx, tx->depth,
-			   tx->descs_dma, &sq);
-	if (rc)
-		goto err_tx_cq;
-	tx->sq_idx = le16_to_cpu(sq.sq_idx);
-	rc = ena_reg_ptr(a, sq.db_offset, &tx->db);
-	if (!rc && tx->llq)
-		rc = ena_llq_ptr(a, tx, sq.llq_desc_offset);
-	if (rc)
-		goto err_tx_sq;
+		goto err_rxq;
 
 	rc = ena_create_cq(a, qp, rx->depth, ENA_RX_CQ_ENTRY_WORDS, rx->cq_dma,
 			   &cq);
 	if (rc)
-		goto err_tx_sq;
+		goto err_tx;
 	rx->cq_idx = le16_to_cpu(cq.cq_idx);
 	rc = ena_reg_ptr(a, cq.head_db_offset, &rx->cq_db);
 	if (!rc)
@@ -509,11 +608,16 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	rc = ena_reg_ptr(a, sq.db_offset, &rx->db);
 	if (rc)
 		goto err_rx_sq;
-	if (!tx->db || !rx->db) {
+	if (!rx->db) {
 		netdev_err(a->netdev, "queue %u: device gave no doorbell\n",
 			   qid);
 		rc = -EINVAL;
 		goto err_rx_sq;
+	}
+	if (xtx->depth) {
+		rc = ena_txq_create(a, qp, xtx);
+		if (rc)
+			goto err_rx_sq;
 	}
 
 	qp->irq = pci_irq_vector(a->pdev, ENA_IO_VECTOR(qid));
@@ -521,7 +625,7 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 		 netdev_name(a->netdev), qid);
 	rc = request_irq(qp->irq, ena_io_irq, 0, qp->irq_name, qp);
 	if (rc)
-		goto err_rx_sq;
+		goto err_xdp;
 	netif_napi_set_irq(&qp->napi, qp->irq);
 	/*
 	 * Spread the queues over the CPUs near the device, as the in-tree
@@ -537,6 +641,13 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	ena_rx_refill(qp, rx->depth - 1, GFP_KERNEL);
 
 	ena_dim_start(qp);
+	/* the program runs on the buffer layout made for it only */
+	WRITE_ONCE(qp->xdp_prog, rx->xdp ? a->xdp_prog : NULL);
+	if (xtx->depth) {
+		spin_lock_bh(&qp->xdp_lock);
+		qp->xdp_live = true;
+		spin_unlock_bh(&qp->xdp_lock);
+	}
 	set_bit(ENA_QP_STARTED, &qp->state);
 	napi_enable(&qp->napi);
 	/* what netdev netlink reports: this NAPI serves both queues */
@@ -562,17 +673,20 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	WRITE_ONCE(qp->stats->starts, qp->stats->starts + 1);
 	return 0;
 
+err_xdp:
+	if (xtx->depth)
+		err = ena_txq_destroy(a, xtx);
 err_rx_sq:
-	err = ena_destroy_sq(a, ENA_SQ_DIR_RX, rx->sq_idx);
+	err |= ena_destroy_sq(a, ENA_SQ_DIR_RX, rx->sq_idx);
 err_rx_cq:
 	err |= ena_destroy_cq(a, rx->cq_idx);
-err_tx_sq:
-	err |= ena_destroy_sq(a, ENA_SQ_DIR_TX, tx->sq_idx);
-err_tx_cq:
-	err |= ena_destroy_cq(a, tx->cq_idx);
+err_tx:
+	err |= ena_txq_destroy(a, tx);
 	/* the caller frees the rings: no queue of them may stay live */
 	if (err)
 		ena_destroy_failed(a);
+err_rxq:
+	xdp_rxq_info_unreg(&qp->xdp_rxq);
 err:
 	netdev_err(a->netdev, "queue %u start failed: %d\n", qid, rc);
 	return rc;
@@ -607,6 +721,8 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_TX, NULL);
 	napi_disable(&qp->napi);
 	cancel_work_sync(&qp->dim.work);
+	/* no ndo_xdp_xmit after this: it checks under the same lock */
+	ena_xdp_tx_stop(qp);
 	__netif_tx_lock_bh(qp->tx.ndq);
 	netif_tx_stop_queue(qp->tx.ndq);
 	__netif_tx_unlock_bh(qp->tx.ndq);
@@ -621,15 +737,19 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 	 */
 	if (test_bit(ENA_F_DEV_DEAD, &a->flags))
 		ena_dev_quiesce(a);
-	else if (ena_destroy_sq(a, ENA_SQ_DIR_RX, qp->rx.sq_idx) ||
+	else if ((qp->xdp_tx.depth && ena_txq_destroy(a, &qp->xdp_tx)) ||
+		 ena_destroy_sq(a, ENA_SQ_DIR_RX, qp->rx.sq_idx) ||
 		 ena_destroy_cq(a, qp->rx.cq_idx) ||
-		 ena_destroy_sq(a, ENA_SQ_DIR_TX, qp->tx.sq_idx) ||
-		 ena_destroy_cq(a, qp->tx.cq_idx))
+		 ena_txq_destroy(a, &qp->tx))
 		ena_destroy_failed(a);
 
 	ena_tx_drain(qp);
 	netdev_tx_reset_queue(qp->tx.ndq);
+	if (qp->xdp_tx.depth)
+		ena_xdp_tx_drain(qp);
 	ena_rx_drain(qp);
+	xdp_rxq_info_unreg(&qp->xdp_rxq);
+	WRITE_ONCE(qp->xdp_prog, NULL);
 	WRITE_ONCE(qp->stats->stops, qp->stats->stops + 1);
 }
 
@@ -639,6 +759,7 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
  * @qid: queue index; allocated
  * @tx_depth: new TX ring entries
  * @rx_depth: new RX ring entries
+ * @xdp: the RX layout for XDP, and an XDP TX ring
  * @m: receives the memory, for ena_qp_swap()
  *
  * The rings only: the new RX ring's page pool is bound to the queue's
@@ -648,13 +769,14 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
  * Return: 0 or -ENOMEM with nothing allocated.
  */
 int ena_qp_mem_prepare(struct ena_adapter *a, u16 qid, u32 tx_depth,
-		       u32 rx_depth, struct ena_qp_mem *m)
+		       u32 rx_depth, bool xdp, struct ena_qp_mem *m)
 {
 	struct ena_qp *qp = &a->qps[qid];
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = ena_qp_mem_alloc(qp, &m->tx, &m->rx, tx_depth, rx_depth, false);
+	rc = ena_qp_mem_alloc(qp, &m->tx, &m->rx, &m->xdp_tx, tx_depth,
+			      rx_depth, false, xdp);
 	if (rc)
 		return rc;
 	m->tx.max_slots = qp->tx.max_slots;
@@ -674,6 +796,7 @@ void ena_qp_mem_release(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m)
 
 	if (!m->held)
 		return;
+	ena_txq_free_mem(qp, &m->xdp_tx);
 	ena_rxq_free_mem(qp, &m->rx);
 	ena_txq_free_mem(qp, &m->tx);
 	m->held = false;
@@ -699,6 +822,7 @@ static int ena_qp_install(struct ena_qp *qp, struct ena_qp_mem *m)
 	ena_pp_unbind_napi(qp->rx.pool);
 	swap(qp->tx, m->tx);
 	swap(qp->rx, m->rx);
+	swap(qp->xdp_tx, m->xdp_tx);
 	return 0;
 }
 
@@ -733,6 +857,7 @@ int ena_qp_swap(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m)
 	ena_pp_unbind_napi(qp->rx.pool);
 	swap(qp->tx, m->tx);
 	swap(qp->rx, m->rx);
+	swap(qp->xdp_tx, m->xdp_tx);
 restart:
 	err = ena_qp_start(a, qid);
 	return err ? err : rc;

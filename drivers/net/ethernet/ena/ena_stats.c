@@ -22,6 +22,9 @@ struct ena_qsnap {
 	u64 tx_dropped, tx_dma_err, tx_doorbells, tx_needs_csum;
 	u64 ring_bytes, dma_allocs, dma_frees, starts, stops, rx_empty_kicks;
 	u64 tx_missed;
+	u64 xdp_pass, xdp_drop, xdp_tx, xdp_redirect, xdp_aborted, xdp_invalid;
+	u64 xdp_tx_packets, xdp_tx_bytes, xdp_tx_bad_req_id;
+	u64 xdp_tx_doorbells, xdp_tx_full, xdp_tx_dma_err, xdp_xmit;
 	u64 never;	/* stays 0: the event cannot happen in this driver */
 };
 
@@ -54,7 +57,23 @@ static void ena_qsnap(const struct ena_queue_stats *st, struct ena_qsnap *s)
 		s->unmasks = st->unmasks;
 		s->page_allocs = st->page_allocs;
 		s->page_frees = st->page_frees;
+		s->xdp_pass = st->xdp_pass;
+		s->xdp_drop = st->xdp_drop;
+		s->xdp_tx = st->xdp_tx;
+		s->xdp_redirect = st->xdp_redirect;
+		s->xdp_aborted = st->xdp_aborted;
+		s->xdp_invalid = st->xdp_invalid;
+		s->xdp_tx_packets = st->xdp_tx_packets;
+		s->xdp_tx_bytes = st->xdp_tx_bytes;
+		s->xdp_tx_bad_req_id = st->xdp_tx_bad_req_id;
 	} while (u64_stats_fetch_retry(&st->napi_sync, start));
+	do {
+		start = u64_stats_fetch_begin(&st->xdp_sync);
+		s->xdp_tx_doorbells = st->xdp_tx_doorbells;
+		s->xdp_tx_full = st->xdp_tx_full;
+		s->xdp_tx_dma_err = st->xdp_tx_dma_err;
+		s->xdp_xmit = st->xdp_xmit;
+	} while (u64_stats_fetch_retry(&st->xdp_sync, start));
 	do {
 		start = u64_stats_fetch_begin(&st->xmit_sync);
 		s->tx_stops = st->tx_stops;
@@ -88,8 +107,8 @@ struct ena_qstat_desc {
 
 /*
  * The in-tree driver's per-queue names (ethtool -S), with the same meaning.
- * Those mapped to "never" count events that cannot happen here: no XDP,
- * no copybreak, page_pool maps RX pages, no TX context descriptor step.
+ * Those mapped to "never" count events that cannot happen here: page_pool
+ * maps RX pages, no TX context descriptor step.
  * missed_tx counts each late packet once (in-tree: once per watchdog look).
  */
 static const struct ena_qstat_desc ena_intree_tx[] = {
@@ -125,12 +144,36 @@ static const struct ena_qstat_desc ena_intree_rx[] = {
 	ENA_QS("bad_req_id", rx_bad_req_id),
 	ENA_QS("empty_rx_ring", rx_empty_kicks),
 	ENA_QS("csum_unchecked", rx_csum_unchecked),
-	ENA_QS("xdp_aborted", never),
-	ENA_QS("xdp_drop", never),
-	ENA_QS("xdp_pass", never),
-	ENA_QS("xdp_tx", never),
-	ENA_QS("xdp_invalid", never),
-	ENA_QS("xdp_redirect", never),
+	ENA_QS("xdp_aborted", xdp_aborted),
+	ENA_QS("xdp_drop", xdp_drop),
+	ENA_QS("xdp_pass", xdp_pass),
+	ENA_QS("xdp_tx", xdp_tx),
+	ENA_QS("xdp_invalid", xdp_invalid),
+	ENA_QS("xdp_redirect", xdp_redirect),
+};
+
+/*
+ * The XDP TX ring of each queue, named as the in-tree driver names its
+ * XDP TX queues ("queue_<channels + n>_xdp_tx_..."), while a program is
+ * attached.  The ring is completed by its queue pair's NAPI, whose poll
+ * and unmask counts these share.
+ */
+static const struct ena_qstat_desc ena_intree_xdp_tx[] = {
+	ENA_QS("cnt", xdp_tx_packets),
+	ENA_QS("bytes", xdp_tx_bytes),
+	ENA_QS("queue_stop", never),
+	ENA_QS("queue_wakeup", never),
+	ENA_QS("dma_mapping_err", xdp_tx_dma_err),
+	ENA_QS("linearize", never),
+	ENA_QS("linearize_failed", never),
+	ENA_QS("napi_comp", napi_completes),
+	ENA_QS("tx_poll", napi_polls),
+	ENA_QS("doorbells", xdp_tx_doorbells),
+	ENA_QS("prepare_ctx_err", never),
+	ENA_QS("bad_req_id", xdp_tx_bad_req_id),
+	ENA_QS("llq_buffer_copy", never),
+	ENA_QS("missed_tx", never),
+	ENA_QS("unmask_interrupt", unmasks),
 };
 
 /*
@@ -150,6 +193,8 @@ static const struct ena_qstat_desc ena_own_q[] = {
 	ENA_QS("page_frees", page_frees),
 	ENA_QS("starts", starts),
 	ENA_QS("stops", stops),
+	ENA_QS("xdp_ring_full", xdp_tx_full),
+	ENA_QS("xdp_xmit_frames", xdp_xmit),
 };
 
 static void ena_emit_qstats(const struct ena_qstat_desc *d, size_t n,
@@ -486,6 +531,11 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 				"tx_", emit, ctx);
 		ena_emit_qstats(ena_intree_rx, ARRAY_SIZE(ena_intree_rx), &s, q,
 				"rx_", emit, ctx);
+	}
+	for (q = 0; ena_xdp_on(a) && q < a->num_queues; q++) {
+		ena_qsnap(&a->qstats[q], &s);
+		ena_emit_qstats(ena_intree_xdp_tx, ARRAY_SIZE(ena_intree_xdp_tx),
+				&s, a->num_queues + q, "xdp_tx_", emit, ctx);
 	}
 	emit(ctx, "ena_admin_q_aborted_cmd", READ_ONCE(a->aq.refused));
 	emit(ctx, "ena_admin_q_submitted_cmd", READ_ONCE(a->aq.submitted));

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The datapath: transmit (host descriptors or LLQ), NAPI TX completion and
- * RX, RX buffer refill from page_pool.  A completion that names a buffer we
- * do not have in flight, or an impossible length, stops the queue's
- * processing and asks for a device reset.
+ * RX, RX buffer refill from page_pool, and the frames of the XDP TX
+ * ring (XDP_TX and ndo_xdp_xmit, posted by ena_xdp.c, completed here).
+ * A completion that names a buffer we do not have in flight, or an
+ * impossible length, stops the queue's processing and asks for a device
+ * reset.
  */
 #include <linux/bitfield.h>
+#include <linux/bpf_trace.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/ip.h>
@@ -122,9 +125,15 @@ irqreturn_t ena_io_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/* free SQ slots */
 static u32 ena_tx_space(const struct ena_txq *tx)
 {
-	return tx->depth - (tx->sq_tail - READ_ONCE(tx->sq_head));
+	/*
+	 * Acquire: the buffers and ids the completion path freed before it
+	 * advanced @sq_head (release) are seen by the producer that reuses
+	 * them; an XDP TX ring's producer runs on any CPU.
+	 */
+	return tx->depth - (tx->sq_tail - smp_load_acquire(&tx->sq_head));
 }
 
 /* SQ slots a packet of @descs descriptors takes */
@@ -147,10 +156,10 @@ static void ena_tx_unmap(struct device *dev, struct ena_tx_buf *b)
 	int i;
 
 	for (i = 0; i < b->nr_maps; i++) {
-		if (b->map[i].is_page)
+		if (b->map[i].kind == ENA_MAP_PAGE)
 			dma_unmap_page(dev, b->map[i].addr, b->map[i].len,
 				       DMA_TO_DEVICE);
-		else
+		else if (b->map[i].kind == ENA_MAP_SINGLE)
 			dma_unmap_single(dev, b->map[i].addr, b->map[i].len,
 					 DMA_TO_DEVICE);
 	}
@@ -206,6 +215,86 @@ static void ena_tx_finish(struct ena_tx_writer *w)
 		ena_llq_flush(w);
 }
 
+/* header bytes of a @len-byte packet that go into its first LLQ entry */
+static u32 ena_llq_push_len(const struct ena_adapter *a, u32 len)
+{
+	u32 push = min_t(u32, len, a->llq.hdr_room);
+
+	if (a->tx_max_header)
+		push = min(push, a->tx_max_header);
+	return push;
+}
+
+/* a packet's first descriptors: with LLQ its header goes into the entry */
+static void ena_tx_begin(struct ena_tx_writer *w, const void *hdr, u32 push)
+{
+	u32 hoff = w->a->llq.descs_before_hdr * sizeof(struct ena_tx_desc);
+
+	if (!w->tx->llq)
+		return;
+	w->left = w->a->llq.descs_before_hdr;
+	memcpy(w->tx->bounce + hoff, hdr, push);
+}
+
+/**
+ * ena_tx_write() - the descriptors of one packet
+ * @w: writer, after ena_tx_begin()
+ * @b: the packet's buffers (none: all of it went into the LLQ header)
+ * @req_id: its id, returned by the completion
+ * @hdr_len: header length for the device
+ * @w1: checksum request of the first data descriptor
+ * @meta: the meta descriptor that goes first, or NULL
+ *
+ * A packet always has one data descriptor, possibly empty (LLQ).
+ */
+static void ena_tx_write(struct ena_tx_writer *w, const struct ena_tx_buf *b,
+			 u32 req_id, u32 hdr_len, u32 w1,
+			 struct ena_tx_desc *meta)
+{
+	struct ena_txq *tx = w->tx;
+	u32 i, n = max_t(u32, b->nr_maps, 1);
+	struct ena_tx_desc d = {};
+
+	if (meta) {
+		meta->w0 = cpu_to_le32(ENA_TXD_META | ENA_TXM_EXT_VALID |
+				       ENA_TXM_ETH_META_TYPE |
+				       ENA_TXM_META_STORE | ENA_TXD_FIRST |
+				       FIELD_PREP(ENA_TXD_PHASE, tx->sq_phase));
+		ena_tx_put(w, meta);
+	}
+	for (i = 0; i < n; i++) {
+		u32 w0 = FIELD_PREP(ENA_TXD_PHASE, tx->sq_phase);
+		u32 w3 = 0;
+
+		if (i == 0) {
+			w0 |= ENA_TXD_COMP_REQ |
+			      FIELD_PREP(ENA_TXD_REQ_ID_HI,
+					 req_id >> ENA_TX_REQ_ID_LO_BITS);
+			if (!meta)
+				w0 |= ENA_TXD_FIRST;
+			w3 |= FIELD_PREP(ENA_TXD_HDR_LEN, hdr_len);
+			d.w1 = cpu_to_le32(w1 | FIELD_PREP(ENA_TXD_REQ_ID_LO,
+							   req_id));
+		} else {
+			d.w1 = 0;
+		}
+		if (i == n - 1)
+			w0 |= ENA_TXD_LAST;
+		if (b->nr_maps) {
+			w0 |= FIELD_PREP(ENA_TXD_LEN, b->map[i].len);
+			w3 |= FIELD_PREP(ENA_TXD_ADDR_HI,
+					 upper_32_bits(b->map[i].addr));
+			d.addr_lo = cpu_to_le32(lower_32_bits(b->map[i].addr));
+		} else {
+			d.addr_lo = 0;
+		}
+		d.w0 = cpu_to_le32(w0);
+		d.w3 = cpu_to_le32(w3);
+		ena_tx_put(w, &d);
+	}
+	ena_tx_finish(w);
+}
+
 static bool ena_tx_csum(struct sk_buff *skb, u32 *w1, struct ena_tx_desc *meta)
 {
 	u32 l3, l4, l4_words;
@@ -258,14 +347,20 @@ static void ena_tx_drop(struct ena_qp *qp, struct sk_buff *skb, bool dma_err)
 	u64_stats_update_end(&st->xmit_sync);
 }
 
-/* tell the device about every descriptor written so far */
-static void ena_tx_kick(struct ena_qp *qp)
+/**
+ * ena_tx_doorbell() - tell the device about every descriptor written so far
+ * @tx: the ring, under its producer's lock
+ */
+void ena_tx_doorbell(struct ena_txq *tx)
 {
-	struct ena_txq *tx = &qp->tx;
-
 	/* WC stores of LLQ entries must land before the doorbell */
 	wmb();
 	writel(tx->sq_tail & 0xffff, tx->db);
+}
+
+static void ena_tx_kick(struct ena_qp *qp)
+{
+	ena_tx_doorbell(&qp->tx);
 	ena_xmit_stat_inc(qp, &qp->stats->tx_doorbells);
 }
 
@@ -318,7 +413,7 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	struct ena_txq *tx = &qp->tx;
 	struct device *dev = &a->pdev->dev;
 	struct ena_tx_writer w = { .a = a, .tx = tx };
-	struct ena_tx_desc meta = {}, d = {};
+	struct ena_tx_desc meta = {};
 	u32 w1 = 0, push = 0, head, nbufs, ndescs, i, req_id;
 	bool has_meta = false, more;
 	struct ena_tx_buf *b;
@@ -338,9 +433,7 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	}
 
 	if (tx->llq) {
-		push = min_t(u32, skb->len, a->llq.hdr_room);
-		if (a->tx_max_header)
-			push = min(push, a->tx_max_header);
+		push = ena_llq_push_len(a, skb->len);
 		if (skb_headlen(skb) < push) {
 			ena_xmit_stat_inc(qp, &qp->stats->tx_llq_hdr_pull);
 			if (!pskb_may_pull(skb, push))
@@ -367,7 +460,7 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 
 		if (dma_mapping_error(dev, addr))
 			goto dma_err;
-		b->map[0] = (struct ena_tx_map){ addr, head, false };
+		b->map[0] = (struct ena_tx_map){ addr, head, ENA_MAP_SINGLE };
 		b->nr_maps = 1;
 	}
 	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
@@ -378,56 +471,14 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		if (dma_mapping_error(dev, addr))
 			goto dma_err;
 		b->map[b->nr_maps++] = (struct ena_tx_map){
-			addr, skb_frag_size(f), true };
+			addr, skb_frag_size(f), ENA_MAP_PAGE };
 	}
 
-	if (tx->llq) {
-		u32 hoff = a->llq.descs_before_hdr * sizeof(struct ena_tx_desc);
-
-		w.left = a->llq.descs_before_hdr;
-		skb_copy_from_linear_data(skb, tx->bounce + hoff, push);
-	}
-	if (has_meta) {
-		meta.w0 = cpu_to_le32(ENA_TXD_META | ENA_TXM_EXT_VALID |
-				      ENA_TXM_ETH_META_TYPE |
-				      ENA_TXM_META_STORE | ENA_TXD_FIRST |
-				      FIELD_PREP(ENA_TXD_PHASE, tx->sq_phase));
-		ena_tx_put(&w, &meta);
-	}
-	for (i = 0; i < max_t(u32, b->nr_maps, 1); i++) {
-		u32 w0 = FIELD_PREP(ENA_TXD_PHASE, tx->sq_phase);
-		u32 w3 = 0;
-
-		if (i == 0) {
-			w0 |= ENA_TXD_COMP_REQ |
-			      FIELD_PREP(ENA_TXD_REQ_ID_HI,
-					 req_id >> ENA_TX_REQ_ID_LO_BITS);
-			if (!has_meta)
-				w0 |= ENA_TXD_FIRST;
-			w3 |= FIELD_PREP(ENA_TXD_HDR_LEN,
-					 tx->llq ? push :
-					 min_t(u32, skb_headlen(skb),
-					       a->tx_max_header ? : 255));
-			d.w1 = cpu_to_le32(w1 | FIELD_PREP(ENA_TXD_REQ_ID_LO,
-							   req_id));
-		} else {
-			d.w1 = 0;
-		}
-		if (i == max_t(u32, b->nr_maps, 1) - 1)
-			w0 |= ENA_TXD_LAST;
-		if (b->nr_maps) {
-			w0 |= FIELD_PREP(ENA_TXD_LEN, b->map[i].len);
-			w3 |= FIELD_PREP(ENA_TXD_ADDR_HI,
-					 upper_32_bits(b->map[i].addr));
-			d.addr_lo = cpu_to_le32(lower_32_bits(b->map[i].addr));
-		} else {
-			d.addr_lo = 0;
-		}
-		d.w0 = cpu_to_le32(w0);
-		d.w3 = cpu_to_le32(w3);
-		ena_tx_put(&w, &d);
-	}
-	ena_tx_finish(&w);
+	ena_tx_begin(&w, skb->data, push);
+	ena_tx_write(&w, b, req_id,
+		     tx->llq ? push : min_t(u32, skb_headlen(skb),
+					    a->tx_max_header ? : 255),
+		     w1, has_meta ? &meta : NULL);
 
 	if (has_meta)
 		ena_xmit_stat_inc(qp, &qp->stats->tx_needs_csum);
@@ -462,23 +513,101 @@ kick:
 	return NETDEV_TX_OK;
 }
 
+/**
+ * ena_tx_post_frame() - post one XDP frame (a single buffer) on an XDP TX ring
+ * @qp: queue pair owning @tx; the caller holds its xdp_lock
+ * @tx: the ring
+ * @xdpf: the frame, owned by the ring once posted
+ * @pool_dma: DMA address of @xdpf->data in its page_pool page (XDP_TX from
+ *	this queue's RX ring, mapped both ways by the pool), or
+ *	DMA_MAPPING_ERROR to map the frame here (ndo_xdp_xmit)
+ *
+ * With LLQ the frame's first bytes go into the entry, as an skb's header
+ * does.  The caller rings the doorbell.
+ *
+ * Return: 0, -ENOSPC when the ring is full, -ENOMEM when the mapping failed.
+ */
+int ena_tx_post_frame(struct ena_qp *qp, struct ena_txq *tx,
+		      struct xdp_frame *xdpf, dma_addr_t pool_dma)
+{
+	struct ena_adapter *a = qp->adapter;
+	struct device *dev = &a->pdev->dev;
+	struct ena_tx_writer w = { .a = a, .tx = tx };
+	u32 len = xdpf->len, push = 0, req_id;
+	struct ena_tx_map *m;
+	struct ena_tx_buf *b;
+
+	if (ena_tx_space(tx) < ena_tx_slots(a, tx, 1))
+		return -ENOSPC;
+	if (tx->llq)
+		push = ena_llq_push_len(a, len);
+	req_id = tx->free_ids[tx->next_to_use & (tx->depth - 1)];
+	b = &tx->bufs[req_id];
+	m = &b->map[0];
+	/* the kind tells the completion how to give the frame back */
+	m->kind = pool_dma == DMA_MAPPING_ERROR ? ENA_MAP_SINGLE : ENA_MAP_POOL;
+	b->nr_maps = 0;
+	if (len > push) {
+		m->len = len - push;
+		if (m->kind == ENA_MAP_SINGLE) {
+			m->addr = dma_map_single(dev, xdpf->data + push, m->len,
+						 DMA_TO_DEVICE);
+			if (dma_mapping_error(dev, m->addr))
+				return -ENOMEM;
+		} else {
+			m->addr = pool_dma + push;
+			dma_sync_single_for_device(dev, m->addr, m->len,
+						   DMA_BIDIRECTIONAL);
+		}
+		b->nr_maps = 1;
+	}
+	ena_tx_begin(&w, xdpf->data, push);
+	ena_tx_write(&w, b, req_id,
+		     tx->llq ? push : min_t(u32, len, a->tx_max_header ? : 255),
+		     0, NULL);
+	b->sent = jiffies;
+	b->missed = false;
+	b->xdpf = xdpf;
+	b->descs = ena_tx_slots(a, tx, 1);
+	tx->next_to_use++;
+	return 0;
+}
+
 static void ena_cq_head_db(u32 __iomem *db, u32 head, u32 depth)
 {
 	if (db)
 		writel(head & (depth - 1), db);
 }
 
+/* a buffer's packet is in flight: an skb, or a frame on an XDP TX ring */
+static bool ena_tx_busy(const struct ena_tx_buf *b, bool xdp)
+{
+	return xdp ? !!b->xdpf : !!b->skb;
+}
+
+/* give a completed XDP frame back: to our own pool at once (XDP_TX) */
+static void ena_xdp_frame_done(struct ena_tx_buf *b)
+{
+	if (b->map[0].kind == ENA_MAP_POOL)
+		xdp_return_frame_rx_napi(b->xdpf);
+	else
+		xdp_return_frame(b->xdpf);
+	b->xdpf = NULL;
+}
+
 /*
- * @napi_budget is only passed on to napi_consume_skb() (0 under netpoll).
+ * TX completions of @tx: the queue pair's TX ring, or its XDP TX ring (no
+ * netdev queue, no BQL).  @napi_budget is only passed on to
+ * napi_consume_skb() (0 under netpoll, which never gets here for XDP).
  * Return: false when a malformed completion stopped processing.
  */
-static bool ena_clean_tx(struct ena_qp *qp, int napi_budget)
+static bool ena_clean_tx(struct ena_qp *qp, struct ena_txq *tx,
+			 int napi_budget)
 {
 	struct ena_adapter *a = qp->adapter;
-	struct ena_txq *tx = &qp->tx;
 	struct device *dev = &a->pdev->dev;
 	u32 pkts = 0, bytes = 0, slots = 0;
-	bool ok = true;
+	bool ok = true, xdp = tx != &qp->tx;
 
 	while (pkts < tx->depth) {
 		struct ena_tx_cdesc *c = &tx->cq[tx->cq_head & (tx->depth - 1)];
@@ -489,11 +618,13 @@ static bool ena_clean_tx(struct ena_qp *qp, int napi_budget)
 			break;
 		dma_rmb();
 		req_id = le16_to_cpu(c->req_id);
-		if (unlikely(req_id >= tx->depth || !tx->bufs[req_id].skb)) {
+		if (unlikely(req_id >= tx->depth ||
+			     !ena_tx_busy(&tx->bufs[req_id], xdp))) {
 			netdev_err(a->netdev,
-				   "queue %u: TX completion for req_id %u not in flight\n",
-				   qp->qid, req_id);
-			ena_napi_stat_inc(qp, &qp->stats->tx_bad_req_id);
+				   "queue %u: %sTX completion for req_id %u not in flight\n",
+				   qp->qid, xdp ? "XDP " : "", req_id);
+			ena_napi_stat_inc(qp, xdp ? &qp->stats->xdp_tx_bad_req_id :
+					  &qp->stats->tx_bad_req_id);
 			ena_reset_schedule(a, ENA_RESET_INV_TX_REQ_ID,
 					   "invalid TX completion");
 			ok = false;
@@ -505,9 +636,14 @@ static bool ena_clean_tx(struct ena_qp *qp, int napi_budget)
 
 		b = &tx->bufs[req_id];
 		ena_tx_unmap(dev, b);
-		bytes += b->skb->len;
-		napi_consume_skb(b->skb, napi_budget);
-		b->skb = NULL;
+		if (xdp) {
+			bytes += b->xdpf->len;
+			ena_xdp_frame_done(b);
+		} else {
+			bytes += b->skb->len;
+			napi_consume_skb(b->skb, napi_budget);
+			b->skb = NULL;
+		}
 		slots += b->descs;
 		tx->free_ids[tx->next_to_clean & (tx->depth - 1)] = req_id;
 		tx->next_to_clean++;
@@ -521,9 +657,16 @@ static bool ena_clean_tx(struct ena_qp *qp, int napi_budget)
 	ena_cq_head_db(tx->cq_db, tx->cq_head, tx->depth);
 
 	u64_stats_update_begin(&qp->stats->napi_sync);
-	qp->stats->tx_packets += pkts;
-	qp->stats->tx_bytes += bytes;
+	if (xdp) {
+		qp->stats->xdp_tx_packets += pkts;
+		qp->stats->xdp_tx_bytes += bytes;
+	} else {
+		qp->stats->tx_packets += pkts;
+		qp->stats->tx_bytes += bytes;
+	}
 	u64_stats_update_end(&qp->stats->napi_sync);
+	if (xdp)
+		return ok;
 
 	/*
 	 * BQL learns of the completions, then the queue is woken if xmit
@@ -552,7 +695,7 @@ static struct page *ena_rx_page(struct ena_qp *qp, unsigned int *off, gfp_t gfp)
 		WRITE_ONCE(a->inject_rx_alloc_fail, inject - 1);
 		return NULL;
 	}
-	return page_pool_alloc_frag(qp->rx.pool, off, ENA_RX_FRAG_SIZE,
+	return page_pool_alloc_frag(qp->rx.pool, off, qp->rx.frag_size,
 				    gfp | __GFP_NOWARN);
 }
 
@@ -582,7 +725,7 @@ int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp)
 			ena_napi_stat_inc(qp, &qp->stats->rx_alloc_fail);
 			break;
 		}
-		dma = page_pool_get_dma_addr(page) + off + ENA_RX_HEADROOM;
+		dma = page_pool_get_dma_addr(page) + off + rx->headroom;
 		id = rx->free_ids[rx->next_to_use & mask];
 		rx->next_to_use++;
 		rx->bufs[id].page = page;
@@ -656,15 +799,22 @@ static enum ena_csum_verdict ena_rx_csum_hash(struct ena_adapter *a,
 	return v;
 }
 
-/* Return: packets delivered, or -EIO after a malformed completion */
-static int ena_clean_rx(struct ena_qp *qp, int budget)
+/*
+ * RX completions, each frame through the XDP program first if one is
+ * attached (@xdp_done collects what ena_xdp_finish() must do after).
+ * Return: frames taken (delivered or consumed by XDP), or -EIO after a
+ * malformed completion.
+ */
+static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 {
 	struct ena_adapter *a = qp->adapter;
 	struct ena_rxq *rx = &qp->rx;
 	struct device *dev = &a->pdev->dev;
+	struct bpf_prog *prog = READ_ONCE(qp->xdp_prog);
+	enum dma_data_direction dir = page_pool_get_dma_dir(rx->pool);
 	u32 mask = rx->depth - 1, pkts = 0, bytes = 0, good = 0, bad = 0;
 	u32 handed = 0, dropped = 0, unchecked = 0, skb_fail = 0, bad_descs = 0;
-	u32 copybreak = READ_ONCE(a->rx_copybreak), copied = 0;
+	u32 copybreak = READ_ONCE(a->rx_copybreak), copied = 0, xdp_bad = 0;
 	int rc = 0;
 
 	while (pkts < budget) {
@@ -714,7 +864,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 		rx->free_ids[rx->next_to_clean & mask] = id;
 		rx->next_to_clean++;
 		handed++;
-		dma_sync_single_for_cpu(dev, dma + off, len, DMA_FROM_DEVICE);
+		dma_sync_single_for_cpu(dev, dma + off, len, dir);
 
 		if (status & ENA_RXC_FIRST) {
 			if (unlikely(skb)) {
@@ -732,7 +882,35 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 		}
 		if (!skb) {
 			void *va = page_address(page) + boff;
-			bool copy = len <= copybreak && (status & ENA_RXC_LAST);
+			u32 doff = rx->headroom + off;
+			bool copy;
+
+			if (prog) {
+				struct xdp_buff xdp;
+
+				if (!(status & ENA_RXC_LAST)) {
+					/* XDP takes frames of one buffer */
+					page_pool_put_full_page(rx->pool, page,
+								true);
+					xdp_bad++;
+					rx->drop_rest = true;
+					continue;
+				}
+				xdp_init_buff(&xdp, rx->frag_size,
+					      &qp->xdp_rxq);
+				xdp_prepare_buff(&xdp, va, doff, len, false);
+				if (ena_xdp_run(qp, prog, &xdp, xdp_done) !=
+				    XDP_PASS) {
+					pkts++;
+					bytes += len;
+					continue;
+				}
+				/* the program may have moved the frame */
+				doff = xdp.data - va;
+				len = xdp.data_end - xdp.data;
+			}
+			copy = !prog && len <= copybreak &&
+			       (status & ENA_RXC_LAST);
 
 			/*
 			 * eth_type_trans() needs the Ethernet header in the
@@ -741,7 +919,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 			 */
 			if (likely(len >= ETH_HLEN))
 				skb = copy ? napi_alloc_skb(&qp->napi, len) :
-					     napi_build_skb(va, ENA_RX_FRAG_SIZE);
+					     napi_build_skb(va, rx->frag_size);
 			if (unlikely(!skb)) {
 				if (len >= ETH_HLEN)
 					skb_fail++;
@@ -752,18 +930,18 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 			}
 			if (copy) {
 				/* the buffer goes back to the pool at once */
-				skb_put_data(skb, va + ENA_RX_HEADROOM + off, len);
+				skb_put_data(skb, va + doff, len);
 				page_pool_put_full_page(rx->pool, page, true);
 				copied++;
 			} else {
 				skb_mark_for_recycle(skb);
-				skb_reserve(skb, ENA_RX_HEADROOM + off);
+				skb_reserve(skb, doff);
 				__skb_put(skb, len);
 			}
 		} else if (skb_shinfo(skb)->nr_frags < MAX_SKB_FRAGS) {
 			skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page,
-					boff + ENA_RX_HEADROOM + off, len,
-					ENA_RX_FRAG_SIZE);
+					boff + rx->headroom + off, len,
+					rx->frag_size);
 		} else {
 			page_pool_put_full_page(rx->pool, page, true);
 			dev_kfree_skb_any(skb);
@@ -810,6 +988,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 	qp->stats->rx_bad_desc_num += bad_descs;
 	qp->stats->rx_copybreak += copied;
 	qp->stats->rx_dropped += dropped;
+	qp->stats->xdp_invalid += xdp_bad;
 	qp->stats->page_frees += handed;
 	u64_stats_update_end(&qp->stats->napi_sync);
 
@@ -819,8 +998,16 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 	return rc ? rc : pkts;
 }
 
+/* a completion waits in @tx's CQ */
+static bool ena_tx_cq_pending(const struct ena_txq *tx)
+{
+	return (READ_ONCE(tx->cq[tx->cq_head & (tx->depth - 1)].flags) &
+		ENA_TXC_PHASE) == tx->cq_phase;
+}
+
 /**
- * ena_napi_poll() - NAPI handler of one queue pair: TX completions, then RX
+ * ena_napi_poll() - NAPI handler of one queue pair: TX completions (and the
+ * XDP TX ring's), then RX
  * @napi: the queue pair's NAPI
  * @budget: RX packet budget
  *
@@ -829,6 +1016,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget)
 int ena_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct ena_qp *qp = container_of(napi, struct ena_qp, napi);
+	u32 xdp_done = 0;
 	bool tx_ok, unmask;
 	int rx = 0;
 
@@ -842,9 +1030,15 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 			napi_complete_done(napi, 0);
 		return 0;
 	}
-	tx_ok = ena_clean_tx(qp, budget);
-	if (budget)
-		rx = ena_clean_rx(qp, budget);
+	tx_ok = ena_clean_tx(qp, &qp->tx, budget);
+	/* no XDP work under netpoll (budget 0) */
+	if (budget) {
+		if (qp->xdp_tx.depth)
+			tx_ok = ena_clean_tx(qp, &qp->xdp_tx, budget) && tx_ok;
+		rx = ena_clean_rx(qp, budget, &xdp_done);
+		if (xdp_done)
+			ena_xdp_finish(qp, xdp_done);
+	}
 
 	u64_stats_update_begin(&qp->stats->napi_sync);
 	qp->stats->napi_polls++;
@@ -859,8 +1053,8 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 	if (rx >= budget)
 		return budget;
 	/* more TX completions pending: poll again */
-	if ((READ_ONCE(qp->tx.cq[qp->tx.cq_head & (qp->tx.depth - 1)].flags) &
-	     ENA_TXC_PHASE) == qp->tx.cq_phase)
+	if (ena_tx_cq_pending(&qp->tx) ||
+	    (qp->xdp_tx.depth && ena_tx_cq_pending(&qp->xdp_tx)))
 		return budget;
 	unmask = napi_complete_done(napi, rx);
 	if (unmask) {
@@ -894,6 +1088,28 @@ void ena_tx_drain(struct ena_qp *qp)
 		ena_tx_unmap(dev, b);
 		dev_kfree_skb_any(b->skb);
 		b->skb = NULL;
+	}
+}
+
+/**
+ * ena_xdp_tx_drain() - give back the frames still on a stopped XDP TX ring
+ * @qp: queue pair
+ */
+void ena_xdp_tx_drain(struct ena_qp *qp)
+{
+	struct device *dev = &qp->adapter->pdev->dev;
+	struct ena_txq *tx = &qp->xdp_tx;
+	u32 i;
+
+	for (i = 0; i < tx->depth; i++) {
+		struct ena_tx_buf *b = &tx->bufs[i];
+
+		if (!b->xdpf)
+			continue;
+		ena_tx_unmap(dev, b);
+		/* NAPI is disabled: no direct return to the pool */
+		xdp_return_frame(b->xdpf);
+		b->xdpf = NULL;
 	}
 }
 

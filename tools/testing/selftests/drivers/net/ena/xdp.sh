@@ -1,0 +1,384 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Native XDP (ndo_bpf, ndo_xdp_xmit) as a user sees it, the in-tree driver
+# being the reference. The guest has no clang, bpftool or libbpf: xdp_prog.py
+# assembles five tiny programs (pass, drop, aborted, tx: swap the MACs and
+# XDP_TX, redirect: the same swap and bpf_redirect to the interface itself,
+# so frames leave through ndo_xdp_xmit), loads them with bpf(2) and attaches
+# them in driver mode through rtnetlink, with the kernel's extack message.
+#
+# What the in-tree driver does and ours must do too:
+# - an XDP program needs room for the XDP TX queues: with more than half the
+#   maximum channels (`ethtool -l` "Pre-set maximums") the attach is refused
+#   with a message, and nothing is attached; at half it is taken;
+# - one frame must fit a page: with an MTU above PAGE_SIZE - 598 (3498 at 4
+#   KiB pages: Ethernet header, FCS, VLAN tag, XDP headroom, skb_shared_info)
+#   the attach is refused with an extack message; while a program is
+#   attached, `ip -d link` shows maxmtu 3498 and MTU 4000 is refused; after
+#   the detach the device's maximum is back;
+# - each verdict is counted per RX queue in `ethtool -S`
+#   (queue_<q>_rx_xdp_{pass,drop,tx,aborted,redirect,invalid}), the frames
+#   the XDP TX queues send as queue_<N+q>_xdp_tx_cnt (N channels): pings
+#   through "pass" grow xdp_pass; pings from the peer through "drop" and
+#   "aborted" get no reply and grow xdp_drop, xdp_aborted; frames the peer
+#   sends through "tx" and "redirect" come back to it (xdp_prog.py
+#   echo-check on an AF_PACKET socket in the peer's netns: at least 90%,
+#   unchanged but for the swapped MACs), growing xdp_tx and xdp_tx_cnt, or
+#   xdp_redirect;
+# - a replace needs no detach; after the detach traffic takes the stack's
+#   path again (no verdict counted) and `xdp_prog.py query` says 0;
+# - a program attached while the interface is down runs once it is up.
+#
+# Ours only (the in-tree driver differs by design; its numbers are printed
+# and the case is a SKIP): attaching and detaching keep the carrier
+# (carrier_changes unchanged; the in-tree driver restarts the interface),
+# a replace restarts no queue (the sum of queue_<q>_starts unchanged;
+# the in-tree driver has no such counter), and XDP runs with every channel
+# when the device has an XDP TX queue for each (ours limits by the device's
+# queues; the in-tree driver also by its own channel maximum, which follows
+# the CPU count).
+#
+# The device under test offers 2 queues (model property max-queues) for
+# the cases both drivers share, so that the limit is the same for both:
+# with 2 channels the attach is refused, with 1 it is taken. The last
+# cases load the driver again on the model's default 8 queues. The test
+# runs at MTU 1500. The peer keeps a permanent neighbour entry for
+# 10.77.0.1, so that pings from it are sent as ICMP whatever the program
+# does to ARP: 3 pings mean 3 frames for the drop and aborted counters.
+# ENA_XDP_ECHO_FRAMES (100) frames per echo check. The test ends with the
+# channel count and MTU it found, no program attached, the module unloaded
+# and a clean kernel log; a device with a single channel skips every case
+# that needs a program.
+. "$(dirname "$0")/ena_lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+ECHO_N=${ENA_XDP_ECHO_FRAMES:-100}
+MTU=1500
+CH0='' CMAX='' HALF='' MTU0='' MAXMTU0='' MAC_A='' NOXDP='' CC0='' CC1='' REPLACED=0
+QMAX0='' QTEST=2
+
+xp() { python3 -S "$here/xdp_prog.py" "$@"; }
+peer() { ip netns exec ena-peer "$@"; }
+
+cleanup() {
+	if [ -n "${A:-}" ] && [ -e "/sys/class/net/$A" ]; then
+		xp detach "$A" >/dev/null 2>&1
+		[ -n "$MTU0" ] && ip link set "$A" mtu "$MTU0" 2>/dev/null
+		[ -n "$CH0" ] && [ "$(chan Current)" != "$CH0" ] &&
+			ethtool -L "$A" combined "$CH0" 2>/dev/null
+	fi
+	pair_teardown
+	ena_unload 2>/dev/null
+	[ -n "$QMAX0" ] && model_set ena0 max-queues "$QMAX0"
+}
+trap cleanup EXIT
+
+# --- what the interface shows ------------------------------------------------
+
+V_NAMES=(pass drop tx aborted redirect invalid xdp_tx_cnt starts)
+# counts: the V_NAMES counters of $A from one ethtool -S: each verdict summed
+# over the RX queues, the XDP TX queues' packets, the queue starts (ours)
+counts() {
+	ethtool -S "$A" | awk '
+		{ k = $1; sub(/:$/, "", k) }
+		k ~ /^queue_[0-9]+_rx_xdp_[a-z]+$/ { sub(/^queue_[0-9]+_rx_xdp_/, "", k); c[k] += $2 }
+		k ~ /^queue_[0-9]+_xdp_tx_cnt$/ { c["xdp_tx_cnt"] += $2 }
+		k ~ /^queue_[0-9]+_starts$/ { c["starts"] += $2 }
+		END { print c["pass"] + 0, c["drop"] + 0, c["tx"] + 0, c["aborted"] + 0,
+			c["redirect"] + 0, c["invalid"] + 0, c["xdp_tx_cnt"] + 0, c["starts"] + 0 }'
+}
+# snap ARRAY: the counters now
+snap() { local -n _s=$1; read -r -a _s < <(counts); }
+# d NAME: the growth of counter NAME from snapshot S0 to S1
+d() {
+	local i
+	for i in "${!V_NAMES[@]}"; do
+		[ "${V_NAMES[i]}" = "$1" ] && { echo $(( ${S1[i]:-0} - ${S0[i]:-0} )); return; }
+	done
+	echo 0
+}
+deltas() {
+	local i out=
+	for i in "${!V_NAMES[@]}"; do out+=" ${V_NAMES[i]} +$(( ${S1[i]:-0} - ${S0[i]:-0} ))"; done
+	echo "counters grew:$out"
+}
+cc() { cat "/sys/class/net/$A/carrier_changes"; }
+maxmtu() { ip -d link show "$A" | sed -n 's/.* maxmtu \([0-9]*\).*/\1/p'; }
+prog_id() { xp query "$A"; }
+# replies N [NS DST]: how many of N IPv4 pings (from here to the peer, or
+# from netns NS to DST) were answered
+replies() {
+	local n
+	n=$(nsx "${2:-}" ping -q -c "$1" -i 0.2 -W 1 "${3:-10.77.0.2}" 2>/dev/null |
+		sed -n 's/.* \([0-9]\+\) received.*/\1/p')
+	echo "${n:-0}"
+}
+peer_replies() { replies "$1" ena-peer 10.77.0.1; }
+# set_channels N: N combined channels, link up again
+set_channels() {
+	[ "$(chan Current)" = "$1" ] && return 0
+	ethtool -L "$A" combined "$1" && wait_carrier "$A"
+}
+
+# xcheck NAME CMD...: a case that needs an attachable program; a SKIP when
+# the device cannot have one ($NOXDP says why)
+xcheck() {
+	if [ -n "$NOXDP" ]; then ktap_skip "$1" "$NOXDP"; else ktap_check "$@"; fi
+}
+# ours_only NAME WHY CMD...: a case where the in-tree driver differs by
+# design (WHY): for it the check runs for its diagnostics and is a SKIP
+ours_only() {
+	local name=$1 why=$2; shift 2
+	if [ -n "$NOXDP" ]; then ktap_skip "$name" "$NOXDP"; return; fi
+	if is_ours; then ktap_check "$name" "$@"; return; fi
+	ktap_run "$@" && ktap_diag "(the in-tree driver held it this time)"
+	ktap_skip "$name" "ours only: $why"
+}
+
+# --- the cases -----------------------------------------------------------------
+
+# setup: the pair at MTU $MTU (the XDP bound needs it below 3498), our
+# device offering $QTEST queues
+setup() {
+	QMAX0=$(model_get ena0 max-queues) || return 1
+	model_set ena0 max-queues "$QTEST" || return 1
+	ena_load && ena_wait_ifaces 2 && pair_setup || return 1
+	MTU0=$(cat "/sys/class/net/$A/mtu")
+	[ "$MTU0" = "$MTU" ] || ip link set "$A" mtu "$MTU" || return 1
+	wait_carrier "$A" && wait_carrier "$B" 15 ena-peer && ping_ok || return 1
+	MAC_A=$(cat "/sys/class/net/$A/address")
+	peer ip neigh replace 10.77.0.1 lladdr "$MAC_A" dev "$B" nud permanent
+}
+
+# attach_refused WHY: an attach of "pass" fails with a message, leaves
+# nothing attached and traffic passing (REQUIRE_EXTACK=1: the kernel's
+# extack message is required)
+attach_refused() {
+	local out rc
+	out=$(xp attach "$A" pass 2>&1); rc=$?
+	echo "$1: attach exit $rc: ${out//$'\n'/ | }"
+	if [ "$rc" = 0 ]; then
+		xp detach "$A"
+		echo "the attach was taken"; return 1
+	fi
+	if [[ $out != *"extack:"* ]]; then
+		echo "no extack message from the kernel"
+		[ "${REQUIRE_EXTACK:-0}" = 1 ] && return 1
+	fi
+	[ "$(prog_id)" = 0 ] || { echo "a program is attached after the refusal"; return 1; }
+	ping_ok || { echo "no ping after the refusal"; return 1; }
+}
+
+chan_refused() {
+	set_channels "$CMAX" || return 1
+	REQUIRE_EXTACK=0 attach_refused "$(chan Current) of $CMAX channels"
+}
+
+chan_half() {
+	set_channels "$HALF" || return 1
+	echo "channels: $(chan Current) of $CMAX"
+	[ "$(chan Current)" = "$HALF" ] && ping_ok
+}
+
+mtu_refused() {
+	local rc
+	ip link set "$A" mtu 4000 || return 1
+	REQUIRE_EXTACK=1 attach_refused "MTU 4000 (XDP bound $XDP_MTU)"; rc=$?
+	ip link set "$A" mtu "$MTU" && wait_carrier "$A" && ping_ok || return 1
+	return "$rc"
+}
+
+attach_pass() {
+	local id n np
+	CC0=$(cc) CC1=''
+	xp attach "$A" pass && wait_carrier "$A" || return 1
+	id=$(prog_id)
+	snap S0; n=$(replies 5); np=$(peer_replies 3); snap S1
+	CC1=$(cc)
+	deltas
+	echo "native prog id $id; $n of 5 pings answered, $np of 3 from the peer"
+	[ "${id:-0}" != 0 ] && [ "$n" -ge 1 ] && [ "$np" -ge 1 ] || return 1
+	[ "$(d pass)" -ge $((n + np)) ] || { echo "xdp_pass grew less than the replies"; return 1; }
+}
+
+# carrier_kept WHAT: carrier_changes CC0 -> CC1 unchanged
+carrier_kept() {
+	[ -n "$CC1" ] || { echo "no reading: the $1 failed"; return 1; }
+	echo "carrier_changes across $1: $CC0 -> $CC1"
+	[ "$CC0" = "$CC1" ]
+}
+
+mtu_attached() {
+	local m out
+	m=$(maxmtu)
+	echo "maxmtu with a program: $m (expected $XDP_MTU; without one $MAXMTU0)"
+	[ "$m" = "$XDP_MTU" ] || return 1
+	if out=$(ip link set "$A" mtu 4000 2>&1); then
+		echo "MTU 4000 taken with a program attached"
+		ip link set "$A" mtu "$MTU"; return 1
+	fi
+	echo "MTU 4000 refused: $out"
+	[ "$(cat "/sys/class/net/$A/mtu")" = "$MTU" ] && ping_ok
+}
+
+replace_drop() {
+	local n id0 id1
+	id0=$(prog_id)
+	snap S0; CC0=$(cc) CC1=''
+	xp attach "$A" drop || return 1
+	REPLACED=1
+	n=$(peer_replies 3)
+	snap S1; CC1=$(cc)
+	id1=$(prog_id)
+	deltas
+	echo "prog id $id0 -> $id1; $n of 3 pings from the peer answered"
+	[ "${id1:-0}" != 0 ] && [ "$id1" != "$id0" ] && [ "$n" = 0 ] && [ "$(d drop)" -ge 3 ]
+}
+
+# after replace_drop: no queue started, carrier kept
+no_restart() {
+	[ "$REPLACED" = 1 ] || { echo "no reading: the replace failed"; return 1; }
+	echo "queue starts (sum) grew by $(d starts); carrier_changes $CC0 -> $CC1"
+	[ "$(d starts)" = 0 ] && [ "$CC0" = "$CC1" ]
+}
+
+aborted() {
+	local n
+	snap S0
+	xp attach "$A" aborted || return 1
+	n=$(peer_replies 3)
+	snap S1
+	deltas
+	echo "$n of 3 pings from the peer answered"
+	[ "$n" = 0 ] && [ "$(d aborted)" -ge 3 ]
+}
+
+# echo_case PROG COUNTER: the peer's frames come back through PROG, which
+# counts them as COUNTER
+echo_case() {
+	local rc want=$((ECHO_N * 9 / 10))
+	xp attach "$A" "$1" || return 1
+	snap S0
+	peer python3 -S "$here/xdp_prog.py" echo-check "$B" "$MAC_A" "$ECHO_N"; rc=$?
+	snap S1
+	deltas
+	[ "$rc" = 0 ] || return 1
+	[ "$(d "$2")" -ge "$want" ] || { echo "xdp_$2 grew less than $want"; return 1; }
+	if [ "$1" = tx ] && [ "$(d xdp_tx_cnt)" -lt "$want" ]; then
+		echo "the XDP TX queues sent fewer than $want (queue_<n>_xdp_tx_cnt)"; return 1
+	fi
+}
+
+detach() {
+	local id m n np
+	CC0=$(cc) CC1=''
+	xp detach "$A" && wait_carrier "$A" || return 1
+	id=$(prog_id) m=$(maxmtu)
+	snap S0; n=$(replies 5); np=$(peer_replies 3); snap S1
+	CC1=$(cc)
+	deltas
+	echo "after the detach: prog id $id, maxmtu $m (before: $MAXMTU0);" \
+		"$n of 5 pings answered, $np of 3 from the peer"
+	[ "$id" = 0 ] && [ "$n" -ge 1 ] && [ "$np" -ge 1 ] || return 1
+	[ "$m" = "$MAXMTU0" ] || { echo "maxmtu not restored"; return 1; }
+	[ "$(d pass)" = 0 ] || { echo "XDP verdicts counted with no program"; return 1; }
+}
+
+down_attach_up() {
+	local id n
+	ip link set "$A" down && wait_no_carrier "$A" || return 1
+	xp attach "$A" pass || { ip link set "$A" up; return 1; }
+	ip link set "$A" up && wait_carrier "$A" || return 1
+	id=$(prog_id)
+	snap S0; n=$(replies 5); snap S1
+	deltas
+	echo "attached while down: prog id $id; up: $n of 5 pings answered"
+	[ "${id:-0}" != 0 ] && [ "$n" -ge 1 ] && [ "$(d pass)" -ge "$n" ] || return 1
+	xp detach "$A" && wait_carrier "$A" && [ "$(prog_id)" = 0 ] && ping_ok
+}
+
+# ours: on the model's default queue count every channel keeps an XDP TX
+# queue; the attach is taken at the channel maximum and passes traffic
+full_channels() {
+	local cmax n
+	pair_teardown
+	ena_unload || return 1
+	model_set ena0 max-queues "$QMAX0" || return 1
+	ena_load && ena_wait_ifaces 2 && pair_setup || return 1
+	wait_carrier "$A" && wait_carrier "$B" 15 ena-peer || return 1
+	cmax=$(chan Pre-set)
+	set_channels "$cmax" || return 1
+	echo "device queues $QMAX0, channels $(chan Current) of $cmax"
+	xp attach "$A" pass && wait_carrier "$A" || return 1
+	snap S0; n=$(replies 5); snap S1
+	deltas
+	echo "$n of 5 pings answered"
+	xp detach "$A" && wait_carrier "$A" || return 1
+	[ "$n" -ge 1 ] && [ "$(d pass)" -ge "$n" ]
+}
+
+chan_restore() {
+	set_channels "$CH0" || return 1
+	[ "$MTU0" = "$MTU" ] || ip link set "$A" mtu "$MTU0" || return 1
+	echo "channels: $(chan Current) (found $CH0), MTU $(cat "/sys/class/net/$A/mtu");" \
+		"prog id $(prog_id)"
+	[ "$(chan Current)" = "$CH0" ] && ping_ok
+}
+
+# --- the run ---------------------------------------------------------------------
+
+ktap_header 19
+d0=$(dmesg_lines)
+ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
+if ktap_run setup; then
+	ktap_pass "load, pair, ping"
+else
+	ktap_fail "load, pair, ping"
+	ktap_finish
+fi
+CH0=$(chan Current) CMAX=$(chan Pre-set) MAXMTU0=$(maxmtu)
+HALF=$(( CMAX / 2 > 0 ? CMAX / 2 : 1 ))
+XDP_MTU=$(( $(getconf PAGESIZE) - 14 - 4 - 4 - 256 - 320 ))
+ktap_diag "$A: channels $CH0 of $CMAX (XDP: at most $HALF), MTU $MTU (found $MTU0," \
+	"max ${MAXMTU0:-?}; with XDP $XDP_MTU), page size $(getconf PAGESIZE)"
+[ $((HALF * 2)) -le "$CMAX" ] ||
+	NOXDP="the device offers $CMAX channel(s): XDP needs at most half of them"
+
+if [ "$CMAX" -ge 2 ]; then
+	ktap_check "attach refused with more than half the maximum channels" chan_refused
+else
+	ktap_skip "attach refused with more than half the maximum channels" \
+		"the device offers $CMAX channel(s): no count above half"
+fi
+xcheck "ethtool -L combined $HALF (half the maximum)" chan_half
+if [ -z "$NOXDP" ] && [ "${MAXMTU0:-0}" -lt 4000 ]; then
+	ktap_skip "attach refused with MTU 4000, extack message" "the device's max MTU is $MAXMTU0"
+else
+	xcheck "attach refused with MTU 4000, extack message" mtu_refused
+fi
+xcheck "pass: attached, pings both ways grow xdp_pass" attach_pass
+ours_only "pass: the attach keeps the carrier" \
+	"the in-tree driver restarts the interface on the first attach" carrier_kept attach
+if [ -z "$NOXDP" ] && [ "${MAXMTU0:-0}" -lt 4000 ]; then
+	ktap_skip "with a program: maxmtu $XDP_MTU, MTU 4000 refused" "the device's max MTU is $MAXMTU0"
+else
+	xcheck "with a program: maxmtu $XDP_MTU, MTU 4000 refused" mtu_attached
+fi
+xcheck "replace pass -> drop: the peer's pings get no reply, xdp_drop grows" replace_drop
+ours_only "replace: no queue restarted (queue_<q>_starts, carrier_changes)" \
+	"the in-tree driver has no queue_<q>_starts counter" no_restart
+xcheck "aborted: the peer's pings get no reply, xdp_aborted grows" aborted
+xcheck "tx: $ECHO_N frames from the peer come back (>= 90%), xdp_tx and xdp_tx_cnt grow" \
+	echo_case tx tx
+xcheck "redirect to itself: $ECHO_N frames from the peer come back (>= 90%), xdp_redirect grows" \
+	echo_case redirect redirect
+xcheck "detach: query 0, maxmtu back, pings pass with no verdict counted" detach
+ours_only "detach keeps the carrier" \
+	"the in-tree driver restarts the interface on the detach" carrier_kept detach
+xcheck "attach while down, then up: pings grow xdp_pass; detach" down_attach_up
+ktap_check "channels and MTU back as found, no program, ping" chan_restore
+ours_only "every channel with XDP on an 8-queue device" \
+	"the in-tree driver allows half its channel maximum (CPU count)" full_channels
+pair_teardown
+ktap_check "rmmod ena" ena_unload
+ktap_check "kernel log clean (no BUG/WARNING/Oops/leak)" dmesg_clean "$d0"
+ktap_finish
