@@ -9,6 +9,7 @@ netdev generic netlink family.
   ena_nl.py netdev ops
   ena_nl.py netdev queue-get|napi-get|page-pool-get [--ifindex N]
   ena_nl.py netdev qstats-get [--ifindex N] [--scope queue]
+  ena_nl.py netdev dev-get [--ifindex N]
 
 Subscribes to RTNLGRP_LINK, runs CMD, and for every new interface bound to
 the ena driver records (microseconds after CMD started): when RTM_NEWLINK
@@ -143,6 +144,8 @@ NLA_F_NESTED = 0x8000
 NETDEV_CMDS = {"dev-get": 1, "page-pool-get": 5, "page-pool-stats-get": 9,
                "queue-get": 10, "napi-get": 11, "qstats-get": 12, "bind-rx": 13}
 NETDEV_ATTRS = {
+    "dev-get": ["ifindex", None, "xdp-features", "xdp-zc-max-segs",
+                "xdp-rx-metadata-features", "xsk-features"],
     "page-pool-get": ["id", "ifindex", "napi-id", "inflight", "inflight-mem",
                       "detach-time", "dmabuf"],
     "napi-get": ["ifindex", "id", "irq", "pid"],
@@ -160,9 +163,12 @@ NETDEV_ATTRS = {
                    "tx-wake"],
 }
 # filters a dump request takes (attribute id, value packing)
-NETDEV_FILTERS = {"page-pool-get": None, "napi-get": 1, "queue-get": 2,
+NETDEV_FILTERS = {"dev-get": None, "page-pool-get": None, "napi-get": 1, "queue-get": 2,
                   "qstats-get": 1}
 QUEUE_TYPES = ["rx", "tx"]
+# enum netdev_xdp_act, bit by bit
+XDP_ACTS = ["basic", "redirect", "ndo-xmit", "xsk-zerocopy", "hw-offload",
+            "rx-sg", "ndo-xmit-sg"]
 QSTATS_SCOPE_QUEUE = 1
 
 
@@ -247,6 +253,8 @@ def netdev_decode(op, payload):
         v = nla_uint(p) if len(p) in (1, 2, 4, 8) else p.hex()
         if name in ("type", "queue-type"):
             v = QUEUE_TYPES[v] if v < len(QUEUE_TYPES) else v
+        if name == "xdp-features":
+            v = [n for i, n in enumerate(XDP_ACTS) if v >> i & 1]
         obj[name] = v
     return obj
 

@@ -27,7 +27,10 @@
 #   xdp_redirect;
 # - a replace needs no detach; after the detach traffic takes the stack's
 #   path again (no verdict counted) and `xdp_prog.py query` says 0;
-# - a program attached while the interface is down runs once it is up.
+# - a program attached while the interface is down runs once it is up;
+# - attach and detach, twice, under a TCP stream: the stream completes;
+# - the XDP actions announced over netdev netlink (6.12): basic and
+#   redirect, and ndo-xmit (a redirect target) only while attached.
 #
 # Ours only (the in-tree driver differs by design; its numbers are printed
 # and the case is a SKIP): attaching and detaching keep the carrier
@@ -54,12 +57,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 ECHO_N=${ENA_XDP_ECHO_FRAMES:-100}
 MTU=1500
 CH0='' CMAX='' HALF='' MTU0='' MAXMTU0='' MAC_A='' NOXDP='' CC0='' CC1='' REPLACED=0
-QMAX0='' QTEST=2
+QMAX0='' QTEST=2 FEAT_ON='' FEAT_OFF=
 
 xp() { python3 -S "$here/xdp_prog.py" "$@"; }
 peer() { ip netns exec ena-peer "$@"; }
 
 cleanup() {
+	[ -f /tmp/ena-xdp-iperf.pid ] && kill "$(cat /tmp/ena-xdp-iperf.pid)" 2>/dev/null
+	rm -f /tmp/ena-xdp-iperf.pid
 	if [ -n "${A:-}" ] && [ -e "/sys/class/net/$A" ]; then
 		xp detach "$A" >/dev/null 2>&1
 		[ -n "$MTU0" ] && ip link set "$A" mtu "$MTU0" 2>/dev/null
@@ -104,6 +109,14 @@ deltas() {
 cc() { cat "/sys/class/net/$A/carrier_changes"; }
 maxmtu() { ip -d link show "$A" | sed -n 's/.* maxmtu \([0-9]*\).*/\1/p'; }
 prog_id() { xp query "$A"; }
+# feats: the XDP actions $A announces (netdev netlink dev-get), one line,
+# "-" when the kernel has no netdev family (6.1)
+feats() {
+	local j
+	j=$(python3 -S "$here/ena_nl.py" netdev dev-get \
+		--ifindex "$(cat "/sys/class/net/$A/ifindex")" 2>/dev/null) || { echo -; return; }
+	python3 -S -c 'import json,sys; o=json.load(sys.stdin); print(" ".join(o[0].get("xdp-features", [])) if o else "?")' <<< "$j"
+}
 # replies N [NS DST]: how many of N IPv4 pings (from here to the peer, or
 # from netns NS to DST) were answered
 replies() {
@@ -193,7 +206,7 @@ attach_pass() {
 	xp attach "$A" pass && wait_carrier "$A" || return 1
 	id=$(prog_id)
 	snap S0; n=$(replies 5); np=$(peer_replies 3); snap S1
-	CC1=$(cc)
+	CC1=$(cc) FEAT_ON=$(feats)
 	deltas
 	echo "native prog id $id; $n of 5 pings answered, $np of 3 from the peer"
 	[ "${id:-0}" != 0 ] && [ "$n" -ge 1 ] && [ "$np" -ge 1 ] || return 1
@@ -274,7 +287,7 @@ detach() {
 	xp detach "$A" && wait_carrier "$A" || return 1
 	id=$(prog_id) m=$(maxmtu)
 	snap S0; n=$(replies 5); np=$(peer_replies 3); snap S1
-	CC1=$(cc)
+	CC1=$(cc) FEAT_OFF=$(feats)
 	deltas
 	echo "after the detach: prog id $id, maxmtu $m (before: $MAXMTU0);" \
 		"$n of 5 pings answered, $np of 3 from the peer"
@@ -316,6 +329,42 @@ full_channels() {
 	[ "$n" -ge 1 ] && [ "$(d pass)" -ge "$n" ]
 }
 
+# a TCP stream from the peer while "pass" is attached, detached, attached
+# and detached again: the stream ends well (iperf3 exit 0) and the carrier
+# never dropped (ours; the in-tree driver restarts the interface each
+# time: its numbers are printed). The iperf3 server lives only as long as
+# the check (it would hold ktap_run's pipe open).
+under_load() {
+	local rc cc0 cc1 out
+	iperf3 -s -D -B 10.77.0.1 --pidfile /tmp/ena-xdp-iperf.pid > /dev/null 2>&1 || return 1
+	sleep 0.5
+	cc0=$(cc)
+	peer iperf3 -c 10.77.0.1 -t 8 > /tmp/ena-xdp-iperf.out 2>&1 &
+	local pid=$!
+	sleep 1.5
+	xp attach "$A" pass && sleep 1.5 && xp detach "$A" && sleep 1 &&
+		xp attach "$A" pass && sleep 1 && xp detach "$A"; rc=$?
+	wait "$pid" || rc=1
+	cc1=$(cc)
+	kill "$(cat /tmp/ena-xdp-iperf.pid)"; rm -f /tmp/ena-xdp-iperf.pid
+	out=$(grep -E "receiver|error" /tmp/ena-xdp-iperf.out); rm -f /tmp/ena-xdp-iperf.out
+	echo "iperf3: ${out:-no result}; carrier_changes $cc0 -> $cc1"
+	[ "$rc" = 0 ] && [[ $out == *receiver* ]] || return 1
+	wait_carrier "$A" && ping_ok || return 1
+	is_ours || return 0
+	[ "$cc0" = "$cc1" ]
+}
+
+# the XDP actions announced: basic and redirect with a channel count XDP
+# takes, ndo-xmit (redirect target) only while a program is attached
+features() {
+	echo "xdp-features attached: '$FEAT_ON'; detached: '$FEAT_OFF'"
+	[[ " $FEAT_ON " == *" basic "* && " $FEAT_ON " == *" redirect "* &&
+		" $FEAT_ON " == *" ndo-xmit "* ]] || return 1
+	[[ " $FEAT_OFF " == *" basic "* && " $FEAT_OFF " == *" redirect "* &&
+		" $FEAT_OFF " != *" ndo-xmit "* ]]
+}
+
 chan_restore() {
 	set_channels "$CH0" || return 1
 	[ "$MTU0" = "$MTU" ] || ip link set "$A" mtu "$MTU0" || return 1
@@ -326,7 +375,7 @@ chan_restore() {
 
 # --- the run ---------------------------------------------------------------------
 
-ktap_header 19
+ktap_header 21
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 if ktap_run setup; then
@@ -374,7 +423,14 @@ xcheck "redirect to itself: $ECHO_N frames from the peer come back (>= 90%), xdp
 xcheck "detach: query 0, maxmtu back, pings pass with no verdict counted" detach
 ours_only "detach keeps the carrier" \
 	"the in-tree driver restarts the interface on the detach" carrier_kept detach
+if [ -z "$NOXDP" ] && [ "$(feats)" = - ]; then
+	ktap_skip "xdp-features: basic, redirect; ndo-xmit while attached" \
+		"no netdev netlink family (6.1): nothing announces XDP features"
+else
+	xcheck "xdp-features: basic, redirect; ndo-xmit while attached" features
+fi
 xcheck "attach while down, then up: pings grow xdp_pass; detach" down_attach_up
+xcheck "attach/detach twice under a TCP stream: it completes (ours: carrier kept)" under_load
 ktap_check "channels and MTU back as found, no program, ping" chan_restore
 ours_only "every channel with XDP on an 8-queue device" \
 	"the in-tree driver allows half its channel maximum (CPU count)" full_channels
