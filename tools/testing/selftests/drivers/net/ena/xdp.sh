@@ -73,6 +73,8 @@ cleanup() {
 	fi
 	pair_teardown
 	ena_unload 2>/dev/null
+	model_set_many ena0 fault-status-after 0 fault-status-times 0 \
+		fault-status-opcode -1 >/dev/null 2>&1
 	[ -n "$QMAX0" ] && model_set ena0 max-queues "$QMAX0"
 }
 trap cleanup EXIT
@@ -365,6 +367,32 @@ features() {
 		" $FEAT_OFF " != *" ndo-xmit "* ]]
 }
 
+# ours, after full_channels (2 channels): the attach rebuilds queue 0 (its
+# TX, RX and XDP TX SQs are created) and then fails on queue 1's TX SQ
+# (model fault): the attach is refused, queue 0 goes back to its old rings,
+# no program is attached, traffic passes with no verdict counted and the
+# carrier stayed; a retry works
+attach_rollback() {
+	local out rc cc0
+	[ "$(chan Current)" = 2 ] || { echo "needs 2 channels, $(chan Current) set"; return 1; }
+	cc0=$(cc)
+	model_set_many ena0 fault-status-after 3 fault-status-times 1 fault-status-opcode 1
+	out=$(xp attach "$A" pass 2>&1); rc=$?
+	model_set_many ena0 fault-status-after 0 fault-status-times 0 fault-status-opcode -1
+	echo "attach with CREATE_SQ failing on queue 1: exit $rc: ${out//$'\n'/ | }"
+	[ "$rc" != 0 ] || { echo "the attach was taken"; return 1; }
+	[ "$(prog_id)" = 0 ] || { echo "a program is attached after the failure"; return 1; }
+	snap S0; ping_ok || { echo "no traffic after the failed attach"; return 1; }; snap S1
+	deltas
+	[ "$(d pass)" = 0 ] || { echo "verdicts counted: a queue kept the XDP rings"; return 1; }
+	echo "carrier_changes $cc0 -> $(cc)"
+	[ "$(cc)" = "$cc0" ] || return 1
+	xp attach "$A" pass && wait_carrier "$A" || return 1
+	snap S0; ping_ok || return 1; snap S1
+	deltas
+	xp detach "$A" && wait_carrier "$A" && [ "$(d pass)" -ge 3 ]
+}
+
 chan_restore() {
 	set_channels "$CH0" || return 1
 	[ "$MTU0" = "$MTU" ] || ip link set "$A" mtu "$MTU0" || return 1
@@ -375,7 +403,7 @@ chan_restore() {
 
 # --- the run ---------------------------------------------------------------------
 
-ktap_header 21
+ktap_header 22
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 if ktap_run setup; then
@@ -434,6 +462,8 @@ xcheck "attach/detach twice under a TCP stream: it completes (ours: carrier kept
 ktap_check "channels and MTU back as found, no program, ping" chan_restore
 ours_only "every channel with XDP on an 8-queue device" \
 	"the in-tree driver allows half its channel maximum (CPU count)" full_channels
+ours_only "attach failing on queue 1's CREATE_SQ keeps the old rings; a retry works" \
+	"the in-tree driver allows one of 2 channels with XDP (needs 2 here)" attach_rollback
 pair_teardown
 ktap_check "rmmod ena" ena_unload
 ktap_check "kernel log clean (no BUG/WARNING/Oops/leak)" dmesg_clean "$d0"
