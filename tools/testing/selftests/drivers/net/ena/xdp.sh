@@ -28,6 +28,8 @@
 # - a replace needs no detach; after the detach traffic takes the stack's
 #   path again (no verdict counted) and `xdp_prog.py query` says 0;
 # - a program attached while the interface is down runs once it is up;
+# - with a third device (--ena 3), a redirect into it: the frames come back
+#   to the peer through it, counted by its XDP TX queues;
 # - attach and detach, twice, under a TCP stream: the stream completes;
 # - the XDP actions announced over netdev netlink (6.12): basic and
 #   redirect, and ndo-xmit (a redirect target) only while attached.
@@ -57,7 +59,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 ECHO_N=${ENA_XDP_ECHO_FRAMES:-100}
 MTU=1500
 CH0='' CMAX='' HALF='' MTU0='' MAXMTU0='' MAC_A='' NOXDP='' CC0='' CC1='' REPLACED=0
-QMAX0='' QTEST=2 FEAT_ON='' FEAT_OFF=
+QMAX0='' QTEST=2 FEAT_ON='' FEAT_OFF='' C=''
 
 xp() { python3 -S "$here/xdp_prog.py" "$@"; }
 peer() { ip netns exec ena-peer "$@"; }
@@ -156,7 +158,9 @@ ours_only() {
 setup() {
 	QMAX0=$(model_get ena0 max-queues) || return 1
 	model_set ena0 max-queues "$QTEST" || return 1
-	ena_load && ena_wait_ifaces 2 && pair_setup || return 1
+	ena_load && ena_wait_ifaces || return 1
+	C=$(ena_ifaces | sed -n 3p)	# before pair_setup moves the second away
+	pair_setup || return 1
 	MTU0=$(cat "/sys/class/net/$A/mtu")
 	[ "$MTU0" = "$MTU" ] || ip link set "$A" mtu "$MTU" || return 1
 	wait_carrier "$A" && wait_carrier "$B" 15 ena-peer && ping_ok || return 1
@@ -283,6 +287,36 @@ echo_case() {
 	fi
 }
 
+# xdp_tx_sum IFACE: frames IFACE's XDP TX queues sent
+xdp_tx_sum() {
+	ethtool -S "$1" | awk '$1 ~ /^queue_[0-9]+_xdp_tx_cnt:$/ {n += $2} END {print n + 0}'
+}
+
+# redirect into our other device: $C (up, one channel, "pass" attached so
+# that it has XDP TX queues) sends the frames $A's program redirects to it
+# (only frames to $A's MAC: on the model's hub $A sees $C's frames too)
+redirect_other() {
+	local rc want=$((ECHO_N * 9 / 10)) c0 c1
+	ip link set "$C" up && wait_carrier "$C" || return 1
+	if [ "$(ethtool -l "$C" | awk '$1 == "Combined:" {n = $2} END {print n}')" != 1 ]; then
+		ethtool -L "$C" combined 1 && wait_carrier "$C" || return 1
+	fi
+	xp attach "$C" pass || return 1
+	xp attach "$A" redirect --ifindex-target "$(cat "/sys/class/net/$C/ifindex")" \
+		--only-to "$MAC_A" || return 1
+	c0=$(xdp_tx_sum "$C")
+	snap S0
+	peer python3 -S "$here/xdp_prog.py" echo-check "$B" "$MAC_A" "$ECHO_N"; rc=$?
+	snap S1
+	c1=$(xdp_tx_sum "$C")
+	deltas
+	echo "$C's XDP TX queues sent $((c1 - c0))"
+	xp detach "$A" && xp detach "$C" && ip link set "$C" down || return 1
+	[ "$rc" = 0 ] || return 1
+	[ "$(d redirect)" -ge "$want" ] || { echo "xdp_redirect grew less than $want"; return 1; }
+	[ $((c1 - c0)) -ge "$want" ] || { echo "$C sent fewer than $want"; return 1; }
+}
+
 detach() {
 	local id m n np
 	CC0=$(cc) CC1=''
@@ -318,7 +352,7 @@ full_channels() {
 	pair_teardown
 	ena_unload || return 1
 	model_set ena0 max-queues "$QMAX0" || return 1
-	ena_load && ena_wait_ifaces 2 && pair_setup || return 1
+	ena_load && ena_wait_ifaces && pair_setup || return 1
 	wait_carrier "$A" && wait_carrier "$B" 15 ena-peer || return 1
 	cmax=$(chan Pre-set)
 	set_channels "$cmax" || return 1
@@ -333,11 +367,13 @@ full_channels() {
 
 # a TCP stream from the peer while "pass" is attached, detached, attached
 # and detached again: the stream ends well (iperf3 exit 0) and the carrier
-# never dropped (ours; the in-tree driver restarts the interface each
-# time: its numbers are printed). The iperf3 server lives only as long as
+# never dropped and the ring memory is back to what it was (ours; the
+# in-tree driver restarts the interface each time: its numbers are
+# printed). The iperf3 server lives only as long as
 # the check (it would hold ktap_run's pipe open).
 under_load() {
-	local rc cc0 cc1 out
+	local rc cc0 cc1 out rb0 rb1
+	rb0=$(eth_stat "$A" ring_bytes)
 	iperf3 -s -D -B 10.77.0.1 --pidfile /tmp/ena-xdp-iperf.pid > /dev/null 2>&1 || return 1
 	sleep 0.5
 	cc0=$(cc)
@@ -350,11 +386,13 @@ under_load() {
 	cc1=$(cc)
 	kill "$(cat /tmp/ena-xdp-iperf.pid)"; rm -f /tmp/ena-xdp-iperf.pid
 	out=$(grep -E "receiver|error" /tmp/ena-xdp-iperf.out); rm -f /tmp/ena-xdp-iperf.out
+	rb1=$(eth_stat "$A" ring_bytes)
 	echo "iperf3: ${out:-no result}; carrier_changes $cc0 -> $cc1"
 	[ "$rc" = 0 ] && [[ $out == *receiver* ]] || return 1
 	wait_carrier "$A" && ping_ok || return 1
 	is_ours || return 0
-	[ "$cc0" = "$cc1" ]
+	echo "ring_bytes before $rb0, after $rb1 (ours: the XDP TX rings are gone again)"
+	[ "$cc0" = "$cc1" ] && [ -n "$rb0" ] && [ "$rb0" = "$rb1" ]
 }
 
 # the XDP actions announced: basic and redirect with a channel count XDP
@@ -403,7 +441,7 @@ chan_restore() {
 
 # --- the run ---------------------------------------------------------------------
 
-ktap_header 22
+ktap_header 23
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 if ktap_run setup; then
@@ -448,6 +486,13 @@ xcheck "tx: $ECHO_N frames from the peer come back (>= 90%), xdp_tx and xdp_tx_c
 	echo_case tx tx
 xcheck "redirect to itself: $ECHO_N frames from the peer come back (>= 90%), xdp_redirect grows" \
 	echo_case redirect redirect
+if [ -z "$C" ]; then
+	ktap_skip "redirect into our other device: frames come back through it" \
+		"no third ENA device (tools/testing/vm/run --ena 3)"
+else
+	xcheck "redirect into our other device: frames come back through it, its XDP TX counts them" \
+		redirect_other
+fi
 xcheck "detach: query 0, maxmtu back, pings pass with no verdict counted" detach
 ours_only "detach keeps the carrier" \
 	"the in-tree driver restarts the interface on the detach" carrier_kept detach
@@ -458,7 +503,8 @@ else
 	xcheck "xdp-features: basic, redirect; ndo-xmit while attached" features
 fi
 xcheck "attach while down, then up: pings grow xdp_pass; detach" down_attach_up
-xcheck "attach/detach twice under a TCP stream: it completes (ours: carrier kept)" under_load
+xcheck "attach/detach twice under a TCP stream: it completes (ours: carrier kept, ring bytes back)" \
+	under_load
 ktap_check "channels and MTU back as found, no program, ping" chan_restore
 ours_only "every channel with XDP on an 8-queue device" \
 	"the in-tree driver allows half its channel maximum (CPU count)" full_channels

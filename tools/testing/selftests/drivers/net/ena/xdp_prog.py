@@ -52,12 +52,13 @@ import time
 
 # --- eBPF instructions (include/uapi/linux/bpf.h, bpf_common.h) -------------
 
-BPF_LDX, BPF_STX, BPF_JMP, BPF_ALU64 = 0x01, 0x03, 0x05, 0x07   # class
-BPF_W, BPF_B = 0x00, 0x10                                        # size
+BPF_LDX, BPF_STX, BPF_JMP, BPF_JMP32 = 0x01, 0x03, 0x05, 0x06   # class
+BPF_ALU64 = 0x07
+BPF_W, BPF_H, BPF_B = 0x00, 0x08, 0x10                           # size
 BPF_MEM = 0x60                                                   # mode
 BPF_K, BPF_X = 0x00, 0x08                                        # source
 BPF_ADD, BPF_MOV = 0x00, 0xb0                                    # ALU op
-BPF_JGT, BPF_CALL, BPF_EXIT = 0x20, 0x80, 0x90                   # JMP op
+BPF_JGT, BPF_JNE, BPF_CALL, BPF_EXIT = 0x20, 0x50, 0x80, 0x90     # JMP op
 
 XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_TX, XDP_REDIRECT = range(5)
 BPF_FUNC_REDIRECT = 23
@@ -89,6 +90,16 @@ def ldx_w(dst, src, off):
     return insn(BPF_LDX | BPF_MEM | BPF_W, dst, src, off)
 
 
+def ldx_h(dst, src, off):
+    """dst = *(u16 *)(src + off)"""
+    return insn(BPF_LDX | BPF_MEM | BPF_H, dst, src, off)
+
+
+def jne32_imm(dst, imm, off):
+    """if (u32)dst != (u32)imm skip off instructions"""
+    return insn(BPF_JMP32 | BPF_JNE | BPF_K, dst, off=off, imm=imm)
+
+
 def ldx_b(dst, src, off):
     """dst = *(u8 *)(src + off)"""
     return insn(BPF_LDX | BPF_MEM | BPF_B, dst, src, off)
@@ -116,19 +127,28 @@ def ret(verdict):
     return [mov64_imm(0, verdict), exit_()]
 
 
-def swap_macs_then(tail):
-    """r2 = data, r3 = data_end; no whole Ethernet header: XDP_PASS; else
-    swap destination and source MAC (bytes 0..5 and 6..11), then tail."""
+def swap_macs_then(tail, only_to=None):
+    """r2 = data, r3 = data_end; no whole Ethernet header: XDP_PASS; with
+    only_to (6 bytes), a frame to another destination MAC: XDP_PASS (on a
+    hub every device sees every frame: this keeps a frame sent back out
+    from looping); else swap destination and source MAC (bytes 0..5 and
+    6..11), then tail."""
     body = []
     for i in range(6):
         body += [ldx_b(5, 2, i), ldx_b(6, 2, 6 + i), stx_b(2, 6, i), stx_b(2, 5, 6 + i)]
     body += tail
+    check = []
+    if only_to is not None:
+        lo = struct.unpack("<i", bytes(only_to[0:4]))[0]
+        hi = struct.unpack("<H", bytes(only_to[4:6]))[0]
+        check = [ldx_w(4, 2, 0), jne32_imm(4, lo, 2 + len(body)),
+                 ldx_h(4, 2, 4), jne32_imm(4, hi, len(body))]
     return [ldx_w(2, 1, XDP_MD_DATA), ldx_w(3, 1, XDP_MD_DATA_END),
             mov64_reg(4, 2), add64_imm(4, ETH_HLEN),
-            jgt_reg(4, 3, len(body))] + body + ret(XDP_PASS)
+            jgt_reg(4, 3, len(check) + len(body))] + check + body + ret(XDP_PASS)
 
 
-def program(name, ifindex=0):
+def program(name, ifindex=0, only_to=None):
     """The instructions of PROG name, a list of 8-byte strings."""
     if name == "pass":
         return ret(XDP_PASS)
@@ -137,12 +157,12 @@ def program(name, ifindex=0):
     if name == "aborted":
         return ret(XDP_ABORTED)
     if name == "tx":
-        return swap_macs_then(ret(XDP_TX))
+        return swap_macs_then(ret(XDP_TX), only_to)
     if name == "redirect":
         # bpf_redirect(ifindex, 0) returns XDP_REDIRECT, or XDP_ABORTED
         # for flags it does not know
         return swap_macs_then([mov64_imm(1, ifindex), mov64_imm(2, 0),
-                               call(BPF_FUNC_REDIRECT), exit_()])
+                               call(BPF_FUNC_REDIRECT), exit_()], only_to)
     raise ValueError(name)
 
 
@@ -488,11 +508,18 @@ def interpret(prog, frame, redirect_ok=True):
             reg[dst] = reg[src]
         elif code == 0x07:
             reg[dst] = (reg[dst] + imm) & mask
-        elif code == 0x61:
-            assert reg[src] == CTX and off in (XDP_MD_DATA, XDP_MD_DATA_END), "ctx load"
+        elif code == 0x61 and reg[src] == CTX:
+            assert off in (XDP_MD_DATA, XDP_MD_DATA_END), "ctx load"
             reg[dst] = PKT + (len(frame) if off == XDP_MD_DATA_END else 0)
+        elif code == 0x61:
+            reg[dst] = struct.unpack_from("<I", frame, addr(reg[src] + off, 4))[0]
         elif code == 0x71:
             reg[dst] = frame[addr(reg[src] + off, 1)]
+        elif code == 0x69:
+            reg[dst] = struct.unpack_from("<H", frame, addr(reg[src] + off, 2))[0]
+        elif code == 0x56:
+            if (reg[dst] & 0xffffffff) != (imm & 0xffffffff):
+                pc += off
         elif code == 0x73:
             frame[addr(reg[dst] + off, 1)] = reg[src] & 0xff
         elif code == 0x2d:
@@ -569,6 +596,18 @@ def selftest():
     check("redirect: a failing bpf_redirect's XDP_ABORTED returned", r0 == XDP_ABORTED)
     r0, _, calls = interpret(program("redirect", 7), bytearray(frame[:10]))
     check("redirect on 10 bytes: XDP_PASS, no call", r0 == XDP_PASS and not calls)
+    mine, other = bytearray(frame[:6]), bytearray(b"\x52\x54\x00\xe0\x80\x01")
+    for name in ("tx", "redirect"):
+        r0, f, calls = interpret(program(name, 7, mine), bytearray(frame))
+        check(f"{name} --only-to its destination: acts as without",
+              r0 == (XDP_TX if name == "tx" else XDP_REDIRECT) and f[:6] == frame[6:12])
+        r0, f, calls = interpret(program(name, 7, other), bytearray(frame))
+        check(f"{name} --only-to another MAC (byte 4 >= 0x80): XDP_PASS, untouched",
+              r0 == XDP_PASS and f == frame and not calls)
+        diff5 = bytearray(frame[:5]) + b"\x99"
+        r0, f, _ = interpret(program(name, 7, diff5), bytearray(frame))
+        check(f"{name} --only-to a MAC differing in its last byte: XDP_PASS",
+              r0 == XDP_PASS and f == frame)
 
     attr = prog_load_attr(33, 0x1111, 0x2222, 1, 4096, 0x3333, b"ena_xdp_tx")
     f = struct.unpack_from("<IIQQIIQII16sII", attr)
@@ -691,6 +730,8 @@ def main():
     p.add_argument("iface")
     p.add_argument("prog", choices=PROGS)
     p.add_argument("--ifindex-target", type=int)
+    p.add_argument("--only-to", metavar="MAC",
+                   help="tx/redirect: only frames to this destination MAC")
     sub.add_parser("detach").add_argument("iface")
     sub.add_parser("query").add_argument("iface")
     p = sub.add_parser("echo-check")
@@ -740,7 +781,8 @@ def main():
         return 0
     target = a.ifindex_target if a.ifindex_target is not None else idx
     try:
-        fd = bpf_prog_load(program(a.prog, target), f"ena_{a.prog}")
+        only = mac_bytes(a.only_to) if a.only_to else None
+        fd = bpf_prog_load(program(a.prog, target, only), f"ena_{a.prog}")
     except OSError as e:
         fail(f"load {a.prog}", e)
     try:
