@@ -227,6 +227,7 @@ struct ena_txq {
 	u32 next_to_use;	/* free_ids consumer */
 	u32 next_to_clean;	/* free_ids producer */
 	u32 max_slots;		/* SQ slots the largest packet needs */
+	u32 unkicked;		/* SQ slots written since the last doorbell */
 	struct ena_tx_desc *descs;	/* host placement */
 	dma_addr_t descs_dma;
 	u8 __iomem *llq_mem;		/* device placement */
@@ -643,6 +644,24 @@ void ena_debugfs_module_init(void);
 void ena_debugfs_module_exit(void);
 void ena_debugfs_add(struct ena_adapter *a);
 void ena_debugfs_remove(struct ena_adapter *a);
+
+/**
+ * ena_llq_burst_full() - an LLQ burst would pass the device's limit
+ * @a: adapter
+ * @tx: a TX ring (LLQ or not)
+ * @next: entries the next packet may take
+ *
+ * The device takes at most its burst size (bytes of LLQ entries, 0 for no
+ * limit) between two doorbells; the doorbell must come before a packet
+ * that would pass it.
+ */
+static inline bool ena_llq_burst_full(const struct ena_adapter *a,
+				      const struct ena_txq *tx, u32 next)
+{
+	if (!tx->llq || !a->llq.max_tx_burst)
+		return false;
+	return tx->unkicked + next > a->llq.max_tx_burst / a->llq.entry_size;
+}
 
 static inline bool ena_rt_qp_up(const struct ena_qp *qp)
 {

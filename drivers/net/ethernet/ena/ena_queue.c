@@ -452,6 +452,7 @@ static void ena_txq_reset(struct ena_qp *qp, struct ena_txq *tx)
 	tx->cq_phase = 1;
 	tx->next_to_use = 0;
 	tx->next_to_clean = 0;
+	tx->unkicked = 0;
 	for (i = 0; i < tx->depth; i++)
 		tx->free_ids[i] = i;
 	memset(tx->cq, 0, tx->depth * sizeof(struct ena_tx_cdesc));

@@ -128,7 +128,9 @@ static void ena_xdp_kick(struct ena_qp *qp)
 
 /*
  * Post @xdpf on @qp's XDP TX ring (see ena_tx_post_frame()); under
- * xdp_lock.  With LLQ the doorbell follows each frame, as for skbs.
+ * xdp_lock.  The doorbell comes at the end of the batch (the poll, or an
+ * ndo_xdp_xmit with XDP_XMIT_FLUSH), or before an LLQ burst would pass
+ * the device's limit.
  */
 static int ena_xdp_post(struct ena_qp *qp, struct xdp_frame *xdpf,
 			dma_addr_t pool_dma)
@@ -146,7 +148,7 @@ static int ena_xdp_post(struct ena_qp *qp, struct xdp_frame *xdpf,
 		u64_stats_update_end(&qp->stats->xdp_sync);
 		return rc;
 	}
-	if (qp->xdp_tx.llq)
+	if (ena_llq_burst_full(qp->adapter, &qp->xdp_tx, 1))
 		ena_xdp_kick(qp);
 	return 0;
 }
@@ -235,7 +237,7 @@ failed:
  */
 void ena_xdp_finish(struct ena_qp *qp, u32 done)
 {
-	if ((done & ENA_XDP_DID_TX) && !qp->xdp_tx.llq) {
+	if (done & ENA_XDP_DID_TX) {
 		spin_lock(&qp->xdp_lock);
 		if (qp->xdp_live)
 			ena_xdp_kick(qp);
@@ -282,7 +284,7 @@ int ena_xdp_xmit(struct net_device *nd, int n, struct xdp_frame **frames,
 	u64_stats_update_begin(&qp->stats->xdp_sync);
 	qp->stats->xdp_xmit += i;
 	u64_stats_update_end(&qp->stats->xdp_sync);
-	if (i && (flags & XDP_XMIT_FLUSH) && !qp->xdp_tx.llq)
+	if (i && (flags & XDP_XMIT_FLUSH))
 		ena_xdp_kick(qp);
 	spin_unlock(&qp->xdp_lock);
 	return i;
