@@ -5,7 +5,10 @@
 # round (odd rounds stock first, even rounds ours first) in this one guest.
 # Each round and driver: TCP 1 and 4 streams (iperf3), UDP with 64-byte
 # payloads at full rate (received packets per second), and UDP ping-pong
-# latency (sockperf, the median of its half round trips). Beside each: the
+# latency (sockperf, the median of its half round trips), and the frames a
+# native XDP program drops per second at the receiver (the peer device, one
+# channel, tools/.../xdp_prog.py "drop") under a pktgen flood of 60-byte
+# frames from the first. Beside each: the
 # ena IO interrupts of both devices per packet both devices moved, and the
 # guest's busy CPU time (user, system, irq, softirq) per GB received.
 # One JSON line per driver, round and test into $BENCH_OUT.
@@ -86,6 +89,31 @@ rr() {
 		awk '/percentile 50.000 =/ {print $NF, 0; found = 1} END {exit !found}'
 }
 
+# frames per second the peer's XDP drop program drops under a pktgen flood
+xdp_drop() {
+	local xp=$ENA_TOP/tools/testing/selftests/drivers/net/ena/xdp_prog.py
+	local pg=/proc/net/pktgen bmac d0 d1 t0 t1 pid
+	modprobe pktgen 2>/dev/null && [ -d $pg ] || return 1
+	bmac=$(ip netns exec ena-peer cat "/sys/class/net/$B/address")
+	ip netns exec ena-peer python3 -S "$xp" attach "$B" drop > /dev/null || return 1
+	echo rem_device_all > $pg/kpktgend_0
+	echo "add_device $A" > $pg/kpktgend_0
+	printf '%s\n' "count 0" "pkt_size 60" "delay 0" "dst 10.77.0.2" "dst_mac $bmac" |
+		while read -r l; do echo "$l" > "$pg/$A"; done
+	d0=$(ip netns exec ena-peer ethtool -S "$B" | awk '$1 ~ /_rx_xdp_drop:$/ {n += $2} END {print n + 0}')
+	t0=${EPOCHREALTIME/./}
+	echo start > $pg/pgctrl &
+	pid=$!
+	sleep "$secs"
+	echo stop > $pg/pgctrl
+	wait "$pid"
+	t1=${EPOCHREALTIME/./}
+	d1=$(ip netns exec ena-peer ethtool -S "$B" | awk '$1 ~ /_rx_xdp_drop:$/ {n += $2} END {print n + 0}')
+	echo rem_device_all > $pg/kpktgend_0
+	ip netns exec ena-peer python3 -S "$xp" detach "$B" > /dev/null
+	echo "$(( (d1 - d0) * 1000000 / (t1 - t0) )) 0"
+}
+
 one_driver() {
 	export ENA_DRIVER=$1
 	ena_load || { echo "# $1: load failed"; return; }
@@ -100,6 +128,9 @@ one_driver() {
 	measure tcp4 tcp 4
 	measure udp64_pps udp64
 	measure rr_us rr
+	# the in-tree driver takes XDP with half its channels at most
+	ip netns exec ena-peer ethtool -L "$B" combined 1 && wait_carrier "$B" 15 ena-peer &&
+		measure xdp_drop_pps xdp_drop
 	kill "$sp" "$(cat /tmp/ena-iperf3.pid)" 2>/dev/null
 	wait "$sp" 2>/dev/null
 	pair_teardown

@@ -435,7 +435,8 @@ def boot(*args):
 
 DP_TESTS = [("tcp1", "TCP, 1 stream", "Mbit/s", "TCP x1"), ("tcp4", "TCP, 4 streams", "Mbit/s", "TCP x4"),
             ("udp64_pps", "UDP 64 B received", "packets/s", "UDP 64 B"),
-            ("rr_us", "UDP ping-pong, half round trip", "us", "ping-pong")]
+            ("rr_us", "UDP ping-pong, half round trip", "us", "ping-pong"),
+            ("xdp_drop_pps", "XDP_DROP at the receiver (pktgen 60 B)", "packets/s", "XDP_DROP")]
 
 
 def datapath(raw, prefix):

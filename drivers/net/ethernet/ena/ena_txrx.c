@@ -712,6 +712,11 @@ static struct page *ena_rx_page(struct ena_qp *qp, unsigned int *off, gfp_t gfp)
 		WRITE_ONCE(a->inject_rx_alloc_fail, inject - 1);
 		return NULL;
 	}
+	/* XDP's layout: a whole page, no fragment bookkeeping */
+	if (qp->rx.frag_size == PAGE_SIZE) {
+		*off = 0;
+		return page_pool_alloc_pages(qp->rx.pool, gfp | __GFP_NOWARN);
+	}
 	return page_pool_alloc_frag(qp->rx.pool, off, qp->rx.frag_size,
 				    gfp | __GFP_NOWARN);
 }
