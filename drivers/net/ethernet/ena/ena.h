@@ -588,11 +588,10 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev);
 int ena_tx_post_frame(struct ena_qp *qp, struct ena_txq *tx,
 		      struct xdp_frame *xdpf, dma_addr_t pool_dma);
 void ena_tx_doorbell(struct ena_txq *tx);
-void ena_xdp_tx_drain(struct ena_qp *qp);
 int ena_napi_poll(struct napi_struct *napi, int budget);
 irqreturn_t ena_io_irq(int irq, void *data);
 int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp);
-void ena_tx_drain(struct ena_qp *qp);
+void ena_tx_drain(struct ena_qp *qp, struct ena_txq *tx);
 void ena_rx_drain(struct ena_qp *qp);
 void ena_unmask_irq(struct ena_qp *qp);
 void ena_dim_start(struct ena_qp *qp);

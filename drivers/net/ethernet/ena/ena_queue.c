@@ -744,10 +744,10 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 		 ena_txq_destroy(a, &qp->tx))
 		ena_destroy_failed(a);
 
-	ena_tx_drain(qp);
+	ena_tx_drain(qp, &qp->tx);
 	netdev_tx_reset_queue(qp->tx.ndq);
 	if (qp->xdp_tx.depth)
-		ena_xdp_tx_drain(qp);
+		ena_tx_drain(qp, &qp->xdp_tx);
 	ena_rx_drain(qp);
 	xdp_rxq_info_unreg(&qp->xdp_rxq);
 	WRITE_ONCE(qp->xdp_prog, NULL);

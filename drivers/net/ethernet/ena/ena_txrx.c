@@ -1093,45 +1093,30 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 }
 
 /**
- * ena_tx_drain() - free the skbs still in flight on a stopped TX ring
+ * ena_tx_drain() - give back what is still in flight on a stopped TX ring
  * @qp: queue pair
+ * @tx: its TX ring (skbs) or its XDP TX ring (frames; NAPI is disabled, so
+ *	none goes straight back to a pool's lockless cache)
  */
-void ena_tx_drain(struct ena_qp *qp)
+void ena_tx_drain(struct ena_qp *qp, struct ena_txq *tx)
 {
 	struct device *dev = &qp->adapter->pdev->dev;
-	struct ena_txq *tx = &qp->tx;
+	bool xdp = tx != &qp->tx;
 	u32 i;
 
 	for (i = 0; i < tx->depth; i++) {
 		struct ena_tx_buf *b = &tx->bufs[i];
 
-		if (!b->skb)
+		if (!ena_tx_busy(b, xdp))
 			continue;
 		ena_tx_unmap(dev, b);
-		dev_kfree_skb_any(b->skb);
-		b->skb = NULL;
-	}
-}
-
-/**
- * ena_xdp_tx_drain() - give back the frames still on a stopped XDP TX ring
- * @qp: queue pair
- */
-void ena_xdp_tx_drain(struct ena_qp *qp)
-{
-	struct device *dev = &qp->adapter->pdev->dev;
-	struct ena_txq *tx = &qp->xdp_tx;
-	u32 i;
-
-	for (i = 0; i < tx->depth; i++) {
-		struct ena_tx_buf *b = &tx->bufs[i];
-
-		if (!b->xdpf)
-			continue;
-		ena_tx_unmap(dev, b);
-		/* NAPI is disabled: no direct return to the pool */
-		xdp_return_frame(b->xdpf);
-		b->xdpf = NULL;
+		if (xdp) {
+			xdp_return_frame(b->xdpf);
+			b->xdpf = NULL;
+		} else {
+			dev_kfree_skb_any(b->skb);
+			b->skb = NULL;
+		}
 	}
 }
 

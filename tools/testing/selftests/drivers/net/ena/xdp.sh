@@ -141,6 +141,14 @@ set_channels() {
 xcheck() {
 	if [ -n "$NOXDP" ]; then ktap_skip "$1" "$NOXDP"; else ktap_check "$@"; fi
 }
+# mtu_case NAME CMD...: a case that needs MTU 4000 from the device
+mtu_case() {
+	if [ -z "$NOXDP" ] && [ "${MAXMTU0:-0}" -lt 4000 ]; then
+		ktap_skip "$1" "the device's max MTU is $MAXMTU0"
+	else
+		xcheck "$@"
+	fi
+}
 # ours_only NAME WHY CMD...: a case where the in-tree driver differs by
 # design (WHY): for it the check runs for its diagnostics and is a SKIP
 ours_only() {
@@ -465,19 +473,11 @@ else
 		"the device offers $CMAX channel(s): no count above half"
 fi
 xcheck "ethtool -L combined $HALF (half the maximum)" chan_half
-if [ -z "$NOXDP" ] && [ "${MAXMTU0:-0}" -lt 4000 ]; then
-	ktap_skip "attach refused with MTU 4000, extack message" "the device's max MTU is $MAXMTU0"
-else
-	xcheck "attach refused with MTU 4000, extack message" mtu_refused
-fi
+mtu_case "attach refused with MTU 4000, extack message" mtu_refused
 xcheck "pass: attached, pings both ways grow xdp_pass" attach_pass
 ours_only "pass: the attach keeps the carrier" \
 	"the in-tree driver restarts the interface on the first attach" carrier_kept attach
-if [ -z "$NOXDP" ] && [ "${MAXMTU0:-0}" -lt 4000 ]; then
-	ktap_skip "with a program: maxmtu $XDP_MTU, MTU 4000 refused" "the device's max MTU is $MAXMTU0"
-else
-	xcheck "with a program: maxmtu $XDP_MTU, MTU 4000 refused" mtu_attached
-fi
+mtu_case "with a program: maxmtu $XDP_MTU, MTU 4000 refused" mtu_attached
 xcheck "replace pass -> drop: the peer's pings get no reply, xdp_drop grows" replace_drop
 ours_only "replace: no queue restarted (queue_<q>_starts, carrier_changes)" \
 	"the in-tree driver has no queue_<q>_starts counter" no_restart
