@@ -456,6 +456,9 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	if (unlikely(ena_tx_space(tx) < ena_tx_slots(a, tx, ndescs))) {
 		/* cannot happen: the queue stops while max_slots are free */
 		ena_tx_maybe_stop(qp);
+		/* what earlier packets of a batch posted must not wait */
+		if (tx->unkicked)
+			ena_tx_kick(qp);
 		return NETDEV_TX_BUSY;
 	}
 
@@ -573,7 +576,7 @@ int ena_tx_post_frame(struct ena_qp *qp, struct ena_txq *tx,
 		} else {
 			m->addr = pool_dma + push;
 			dma_sync_single_for_device(dev, m->addr, m->len,
-						   DMA_BIDIRECTIONAL);
+						   page_pool_get_dma_dir(qp->rx.pool));
 		}
 		b->nr_maps = 1;
 	}
@@ -712,8 +715,13 @@ static struct page *ena_rx_page(struct ena_qp *qp, unsigned int *off, gfp_t gfp)
 		WRITE_ONCE(a->inject_rx_alloc_fail, inject - 1);
 		return NULL;
 	}
-	/* XDP's layout: a whole page, no fragment bookkeeping */
-	if (qp->rx.frag_size == PAGE_SIZE) {
+	/*
+	 * XDP's layout: a whole page, no fragment bookkeeping, where every
+	 * pool can split pages (6.6 and later).  Before that, a pool made
+	 * with PP_FLAG_PAGE_FRAG counts fragments on every put, so its pages
+	 * must come through the fragment API, which sets the count.
+	 */
+	if (qp->rx.frag_size == PAGE_SIZE && !ENA_PP_FLAG_FRAG) {
 		*off = 0;
 		return page_pool_alloc_pages(qp->rx.pool, gfp | __GFP_NOWARN);
 	}

@@ -278,13 +278,17 @@ int ena_xdp_xmit(struct net_device *nd, int n, struct xdp_frame **frames,
 		spin_unlock(&qp->xdp_lock);
 		return -ENETDOWN;
 	}
-	for (i = 0; i < n; i++)
-		if (ena_xdp_post(qp, frames[i], DMA_MAPPING_ERROR))
+	for (i = 0; i < n; i++) {
+		/* one buffer per frame (6.1 has no feature gate for it) */
+		if (unlikely(xdp_frame_has_frags(frames[i])) ||
+		    ena_xdp_post(qp, frames[i], DMA_MAPPING_ERROR))
 			break;
+	}
 	u64_stats_update_begin(&qp->stats->xdp_sync);
 	qp->stats->xdp_xmit += i;
 	u64_stats_update_end(&qp->stats->xdp_sync);
-	if (i && (flags & XDP_XMIT_FLUSH))
+	/* a flush also announces frames earlier calls posted without one */
+	if ((flags & XDP_XMIT_FLUSH) && qp->xdp_tx.unkicked)
 		ena_xdp_kick(qp);
 	spin_unlock(&qp->xdp_lock);
 	return i;
@@ -325,11 +329,20 @@ static int ena_xdp_setup(struct ena_adapter *a, struct bpf_prog *prog,
 			rc = ena_rings_rebuild(a, a->tx_ring_size,
 					       a->rx_ring_size, !!prog, extack);
 		}
-		if (rc) {
+		if (rc && prog) {
 			a->xdp_prog = old;
 			ena_xdp_prog_apply(a);
 			return rc;
 		}
+		/*
+		 * A detach never fails: the core forgets the program whatever
+		 * we return (a released bpf_link only warns).  Queues left on
+		 * the XDP layout run no program, which is correct; the next
+		 * rebuild or reset gives them the plain layout again.
+		 */
+		if (rc)
+			netdev_warn(nd, "XDP detached; some queues keep the XDP buffer layout until the next restart (%d)\n",
+				    rc);
 	}
 	ena_xdp_prog_apply(a);
 	if (old)
