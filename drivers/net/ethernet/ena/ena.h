@@ -570,6 +570,7 @@ int ena_qp_swap(struct ena_adapter *a, u16 qid, struct ena_qp_mem *m);
 int ena_bpf(struct net_device *nd, struct netdev_bpf *bpf);
 int ena_xdp_xmit(struct net_device *nd, int n, struct xdp_frame **frames,
 		 u32 flags);
+u32 ena_xdp_max_channels(const struct ena_adapter *a);
 bool ena_xdp_queues_ok(const struct ena_adapter *a, u32 n);
 void ena_xdp_features(struct ena_adapter *a);
 void ena_xdp_prog_apply(struct ena_adapter *a);

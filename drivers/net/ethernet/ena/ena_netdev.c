@@ -496,10 +496,10 @@ int ena_reconcile(struct ena_adapter *a)
 	}
 	if (a->llq.enabled)
 		maxq = min(maxq, a->llq.max_num);
-	maxq = max(maxq, 1U);
 	/* an attached XDP program keeps an XDP TX queue per channel */
-	while (ena_xdp_on(a) && maxq > 1 && !ena_xdp_queues_ok(a, maxq))
-		maxq--;
+	if (ena_xdp_on(a))
+		maxq = min(maxq, ena_xdp_max_channels(a));
+	maxq = max(maxq, 1U);
 	if (a->num_queues > maxq) {
 		netdev_warn(nd, "device offers %u queues after the reset, %u were in use\n",
 			    maxq, a->num_queues);

@@ -39,7 +39,7 @@
  *
  * Return: the largest channel count XDP can run with.
  */
-static u32 ena_xdp_max_channels(const struct ena_adapter *a)
+u32 ena_xdp_max_channels(const struct ena_adapter *a)
 {
 	u32 dev = a->dev_max_queues;
 
