@@ -680,6 +680,7 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "fault-bad-db", &s->fault_bad_db, NULL);
     ena_add_u32(obj, "fault-tx-swallow", &s->fault_tx_swallow, NULL);
     ena_add_u32(obj, "fault-io-irq-drop", &s->fault_io_irq_drop, NULL);
+    ena_add_u32(obj, "fault-cq-depth", &s->fault_cq_depth, NULL);
     ena_add_u32(obj, "hint-missing-tx-ms", &s->hint_missing_tx_ms, NULL);
     object_property_add(obj, "fuzz-seed", "uint64", ena_get_u64,
                         ena_set_fuzz_seed, NULL, &s->fuzz_seed);

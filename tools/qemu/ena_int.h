@@ -148,6 +148,7 @@ struct EnaState {
     uint32_t fault_bad_db;        /* CREATE_SQ answers off the BAR */
     uint32_t fault_tx_swallow;    /* TX packets sent with no completion */
     uint32_t fault_io_irq_drop;   /* IO interrupts lost (vector stays masked) */
+    uint32_t fault_cq_depth;      /* CREATE_CQ answers reporting half the depth */
     /* device fuzzing: one corruption at a time (ena_fuzz_hit()) */
     uint64_t fuzz_seed;           /* 0: off */
     uint64_t fuzz_rng;            /* xorshift64* state */

@@ -269,7 +269,13 @@ uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     s->st.queues_created++;
 
     stw_le_p(cqe + ENAHW_CCQR_IDX, i);
-    stw_le_p(cqe + ENAHW_CCQR_DEPTH, depth);
+    /* the CQ is live with the asked depth; only the answer misreports it */
+    if (s->fault_cq_depth) {
+        s->fault_cq_depth--;
+        stw_le_p(cqe + ENAHW_CCQR_DEPTH, depth / 2);
+    } else {
+        stw_le_p(cqe + ENAHW_CCQR_DEPTH, depth);
+    }
     stl_le_p(cqe + ENAHW_CCQR_NUMA_OFF, ENAHW_R_CQ_NUMA_BASE + 4 * i);
     stl_le_p(cqe + ENAHW_CCQR_HEAD_DB_OFF, ENAHW_R_CQ_HEAD_DB_BASE + 4 * i);
     stl_le_p(cqe + ENAHW_CCQR_UNMASK_OFF, ENAHW_R_CQ_UNMASK_BASE + 4 * i);

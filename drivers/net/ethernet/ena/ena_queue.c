@@ -303,36 +303,6 @@ void ena_qp_free(struct ena_adapter *a, u16 qid)
 	set_bit(ENA_F_NAPI_UNSYNCED, &a->flags);
 }
 
-/*
- * CREATE_CQ for one of the queue pair's rings; all of them (TX, RX, XDP TX)
- * interrupt on the pair's vector, served by its one NAPI.
- */
-static int ena_create_cq(struct ena_adapter *a, struct ena_qp *qp, u32 depth,
-			 u32 entry_words, dma_addr_t base,
-			 struct ena_resp_create_cq *out)
-{
-	struct ena_aq_cmd cmd = {};
-	struct ena_acq_resp r;
-	int rc;
-
-	cmd.hdr.opcode = ENA_OP_CREATE_CQ;
-	cmd.create_cq.caps1 = ENA_CQ_CAPS1_INTR;
-	cmd.create_cq.caps2 = FIELD_PREP(ENA_CQ_CAPS2_ENTRY_WORDS, entry_words);
-	cmd.create_cq.depth = cpu_to_le16(depth);
-	cmd.create_cq.msix_vector = cpu_to_le32(ENA_IO_VECTOR(qp->qid));
-	ena_set_dma_addr(&cmd.create_cq.base, base);
-	rc = ena_admin_exec(a, &cmd, &r);
-	if (rc)
-		return rc;
-	*out = r.create_cq;
-	if (le16_to_cpu(out->depth) != depth) {
-		netdev_err(a->netdev, "queue %u: CQ depth %u, asked %u\n",
-			   qp->qid, le16_to_cpu(out->depth), depth);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int ena_create_sq(struct ena_adapter *a, u8 dir, u8 placement,
 			 u16 cq_idx, u32 depth, dma_addr_t base,
 			 struct ena_resp_create_sq *out)
@@ -400,6 +370,39 @@ static void ena_destroy_failed(struct ena_adapter *a)
 	ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
 			   "a DESTROY command failed");
 	ena_dev_quiesce(a);
+}
+
+/*
+ * CREATE_CQ for one of the queue pair's rings; all of them (TX, RX, XDP TX)
+ * interrupt on the pair's vector, served by its one NAPI.
+ */
+static int ena_create_cq(struct ena_adapter *a, struct ena_qp *qp, u32 depth,
+			 u32 entry_words, dma_addr_t base,
+			 struct ena_resp_create_cq *out)
+{
+	struct ena_aq_cmd cmd = {};
+	struct ena_acq_resp r;
+	int rc;
+
+	cmd.hdr.opcode = ENA_OP_CREATE_CQ;
+	cmd.create_cq.caps1 = ENA_CQ_CAPS1_INTR;
+	cmd.create_cq.caps2 = FIELD_PREP(ENA_CQ_CAPS2_ENTRY_WORDS, entry_words);
+	cmd.create_cq.depth = cpu_to_le16(depth);
+	cmd.create_cq.msix_vector = cpu_to_le32(ENA_IO_VECTOR(qp->qid));
+	ena_set_dma_addr(&cmd.create_cq.base, base);
+	rc = ena_admin_exec(a, &cmd, &r);
+	if (rc)
+		return rc;
+	*out = r.create_cq;
+	if (le16_to_cpu(out->depth) != depth) {
+		netdev_err(a->netdev, "queue %u: CQ depth %u, asked %u\n",
+			   qp->qid, le16_to_cpu(out->depth), depth);
+		/* the device made it all the same: take it back */
+		if (ena_destroy_cq(a, le16_to_cpu(out->cq_idx)))
+			ena_destroy_failed(a);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /**
