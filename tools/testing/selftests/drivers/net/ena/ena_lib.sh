@@ -260,6 +260,40 @@ PY
 	echo > $TR/trace
 }
 
+# boot_trace_setup: the time line of a driver load (bench/guest-boot.sh,
+# make run; bench/boot-record.py reads it), on CLOCK_MONOTONIC (trace_clock
+# mono) so that the netlink listener's user-space times land on it: module
+# init (initcall
+# tracepoints), each entry to and return from local_pci_probe() (the PCI
+# core calling the driver's probe, on whichever task runs it), each
+# register_netdevice() return, and each __dev_open() (the listener's "up",
+# which runs the driver's ndo_open under RTNL).
+boot_trace_setup() {
+	[ -d $TR/events ] || mount -t tracefs tracefs $TR
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/enable
+	echo > $TR/kprobe_events
+	echo mono > $TR/trace_clock || return 1
+	echo 'p:ena_bprobe local_pci_probe' >> $TR/kprobe_events || return 1
+	echo 'r:ena_bprobe_ret local_pci_probe ret=$retval' >> $TR/kprobe_events || return 1
+	echo 'r:ena_breg register_netdevice ret=$retval' >> $TR/kprobe_events || return 1
+	echo 'p:ena_bopen __dev_open' >> $TR/kprobe_events || return 1
+	echo 'r:ena_bopen_ret __dev_open ret=$retval' >> $TR/kprobe_events || return 1
+	echo 1 > $TR/events/kprobes/enable
+	echo 1 > $TR/events/initcall/initcall_start/enable
+	echo 1 > $TR/events/initcall/initcall_finish/enable
+	echo > $TR/trace
+	echo 1 > $TR/tracing_on
+}
+
+boot_trace_teardown() {
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/enable 2>/dev/null
+	echo > $TR/kprobe_events 2>/dev/null
+	echo local > $TR/trace_clock 2>/dev/null
+	echo > $TR/trace
+}
+
 ktime_teardown() {
 	echo 0 > $TR/tracing_on
 	echo 0 > $TR/events/enable 2>/dev/null
