@@ -1,7 +1,7 @@
 #!/bin/bash
 # The demo's guest side (make run): the stock driver and ours, alternating
-# (DEMO_ROUNDS rounds, 3), on the same two model devices at the model's
-# admin latency DEMO_LATENCY_US (50). Each load runs under a netlink
+# (ENA_DEMO_ROUNDS rounds, 3), on the same two model devices at the model's
+# admin latency ENA_DEMO_LATENCY_US (50). Each load runs under a netlink
 # listener that sets the interfaces up the instant they appear (as udev or
 # NetworkManager would), with the load's time line traced (probe entry and
 # return, registration, each ndo_open); then a ping across, and a report of
@@ -10,7 +10,7 @@
 st=$ENA_TOP/tools/testing/selftests/drivers/net/ena
 . "$st/ena_lib.sh"
 bench=$ENA_TOP/bench
-rounds=${DEMO_ROUNDS:-3} lat=${DEMO_LATENCY_US:-50}
+rounds=${ENA_DEMO_ROUNDS:-3} lat=${ENA_DEMO_LATENCY_US:-50}
 out=$(mktemp)
 trap 'boot_trace_teardown; rm -f "$out"' EXIT
 

@@ -55,6 +55,11 @@
 #define ENA_RX_FRAG_SIZE		2048
 #define ENA_RX_MAX_DESCS_PER_PKT	16
 /*
+ * RX buffers a queue start posts itself (under RTNL when called from
+ * ndo_open); NAPI posts the rest of the ring right after (ena_txrx.c)
+ */
+#define ENA_RX_START_FILL		64
+/*
  * With an XDP program each RX descriptor gets a whole page: the program's
  * headroom, one frame of up to the XDP MTU (the in-tree driver's bound:
  * no multi-buffer XDP), room for skb_shared_info.
@@ -146,6 +151,7 @@ struct ena_queue_stats {
 	u64 unmasks;
 	u64 page_allocs;
 	u64 page_frees;
+	u64 rx_fill_deferred;	/* buffers NAPI posted to finish a start's fill */
 	/* XDP verdicts of RX frames, and the XDP TX ring's completions */
 	u64 xdp_pass;
 	u64 xdp_drop;
@@ -266,6 +272,7 @@ struct ena_rxq {
 	bool xdp;		/* laid out for XDP: page per buffer, bidirectional */
 	struct sk_buff *skb;	/* packet spanning descriptors, not yet done */
 	bool drop_rest;		/* discard descriptors up to the next LAST */
+	bool fill_pending;	/* NAPI goes on filling the ring after a start */
 };
 
 /* qp->state */
@@ -307,6 +314,7 @@ struct ena_qp {
 	u8 intr_strikes;	/* periods a completion waited with NAPI idle */
 	/* interrupt moderation */
 	struct dim dim;		/* adaptive RX moderation, sampled by NAPI */
+	struct work_struct kick;	/* a start's first poll, outside RTNL */
 	u32 rx_usecs;		/* RX delay the next unmask asks for */
 };
 

@@ -543,6 +543,16 @@ static int ena_txq_destroy(struct ena_adapter *a, struct ena_txq *tx)
 	       ena_destroy_cq(a, tx->cq_idx);
 }
 
+/* ena_qp_start()'s first poll, in a work item */
+static void ena_qp_kick(struct work_struct *w)
+{
+	struct ena_qp *qp = container_of(w, struct ena_qp, kick);
+
+	local_bh_disable();
+	napi_schedule(&qp->napi);
+	local_bh_enable();
+}
+
 /* XDP's view of the RX ring: its queue, NAPI and page pool */
 static int ena_xdp_rxq_reg(struct ena_adapter *a, struct ena_qp *qp)
 {
@@ -642,7 +652,13 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 
 	tx->ndq = netdev_get_tx_queue(a->netdev, qid);
 	netdev_tx_reset_queue(tx->ndq);
-	ena_rx_refill(qp, rx->depth - 1, GFP_KERNEL);
+	/*
+	 * A first batch now; NAPI's first polls post the rest (ndo_open holds
+	 * RTNL, and filling a whole ring is most of a queue's start).
+	 */
+	ena_rx_refill(qp, min_t(u32, rx->depth - 1, ENA_RX_START_FILL),
+		      GFP_KERNEL);
+	rx->fill_pending = rx->next_to_use != rx->next_to_clean;
 
 	ena_dim_start(qp);
 	/* the program runs on the buffer layout made for it only */
@@ -658,15 +674,16 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_RX, &qp->napi);
 	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_TX, &qp->napi);
 	/*
-	 * A first poll, which unmasks the vector when it is done.  It takes
-	 * in what the device completed before NAPI was enabled: the RX
-	 * buffers posted above can be filled at once, and the interrupt for
-	 * that (armed in a device just reset) found NAPI disabled and was
-	 * lost; nothing else would announce those completions.
+	 * A first poll, which finishes the RX fill and unmasks the vector
+	 * when it is done.  It takes in what the device completed before NAPI
+	 * was enabled: the RX buffers posted above can be filled at once, and
+	 * the interrupt for that (armed in a device just reset) found NAPI
+	 * disabled and was lost; nothing else would announce those
+	 * completions.  Scheduled from a work item, so the fill does not run
+	 * in this (RTNL-holding) context when bottom halves are enabled again.
 	 */
-	local_bh_disable();
-	napi_schedule(&qp->napi);
-	local_bh_enable();
+	INIT_WORK(&qp->kick, ena_qp_kick);
+	queue_work(system_unbound_wq, &qp->kick);
 	/*
 	 * Wake, not start: packets the qdisc held back while this queue was
 	 * stopped (a restart by -G or a reset under traffic) must be sent now,
@@ -723,6 +740,7 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 	 */
 	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_RX, NULL);
 	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_TX, NULL);
+	cancel_work_sync(&qp->kick);
 	napi_disable(&qp->napi);
 	cancel_work_sync(&qp->dim.work);
 	/* no ndo_xdp_xmit after this: it checks under the same lock */

@@ -17,7 +17,7 @@ struct ena_qsnap {
 	u64 rx_alloc_fail, rx_skb_alloc_fail;
 	u64 rx_bad_desc_num, rx_bad_req_id, rx_bad_len, rx_dropped, napi_polls;
 	u64 rx_copybreak;
-	u64 napi_completes, unmasks, page_allocs, page_frees;
+	u64 napi_completes, unmasks, page_allocs, page_frees, rx_fill_deferred;
 	u64 tx_stops, tx_linearize, tx_linearize_failed, tx_llq_hdr_pull;
 	u64 tx_dropped, tx_dma_err, tx_doorbells, tx_needs_csum;
 	u64 ring_bytes, dma_allocs, dma_frees, starts, stops, rx_empty_kicks;
@@ -57,6 +57,7 @@ static void ena_qsnap(const struct ena_queue_stats *st, struct ena_qsnap *s)
 		s->unmasks = st->unmasks;
 		s->page_allocs = st->page_allocs;
 		s->page_frees = st->page_frees;
+		s->rx_fill_deferred = st->rx_fill_deferred;
 		s->xdp_pass = st->xdp_pass;
 		s->xdp_drop = st->xdp_drop;
 		s->xdp_tx = st->xdp_tx;
@@ -191,6 +192,7 @@ static const struct ena_qstat_desc ena_own_q[] = {
 	ENA_QS("dma_coherent_frees", dma_frees),
 	ENA_QS("page_allocs", page_allocs),
 	ENA_QS("page_frees", page_frees),
+	ENA_QS("rx_fill_deferred", rx_fill_deferred),
 	ENA_QS("starts", starts),
 	ENA_QS("stops", stops),
 	ENA_QS("xdp_ring_full", xdp_tx_full),

@@ -29,6 +29,12 @@
  */
 #define ENA_RX_REFILL_DIV	8
 #define ENA_RX_REFILL_MAX	256
+/*
+ * A queue start posts ENA_RX_START_FILL buffers (under RTNL, in ndo_open);
+ * its first NAPI polls post the rest, ENA_RX_FILL_STEP per poll, outside
+ * RTNL (ena_rx_fill_step()).
+ */
+#define ENA_RX_FILL_STEP	64
 /* pages handed back to the pool per page_pool_put_page_bulk() call */
 #define ENA_RX_DRAIN_BATCH	64
 
@@ -784,6 +790,29 @@ int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp)
 	return done;
 }
 
+/**
+ * ena_rx_fill_step() - one poll's share of filling the ring after a start
+ * @qp: queue pair, in its NAPI
+ *
+ * While the fill is pending, the poll keeps NAPI scheduled (ena_napi_poll()),
+ * so the fill goes on poll after poll in softirq context.  It ends when
+ * the ring is full, or at a failed allocation: then the usual refill and
+ * the watchdog's starvation check take over.
+ */
+static void ena_rx_fill_step(struct ena_qp *qp)
+{
+	struct ena_rxq *rx = &qp->rx;
+	u32 want = min_t(u32, rx->next_to_clean - rx->next_to_use,
+			 ENA_RX_FILL_STEP);
+	u32 done = ena_rx_refill(qp, want, GFP_ATOMIC);
+
+	u64_stats_update_begin(&qp->stats->napi_sync);
+	qp->stats->rx_fill_deferred += done;
+	u64_stats_update_end(&qp->stats->napi_sync);
+	if (done < want || rx->next_to_use == rx->next_to_clean)
+		rx->fill_pending = false;
+}
+
 enum ena_csum_verdict {
 	ENA_CSUM_NONE,		/* not TCP/UDP, a fragment, or RXCSUM off */
 	ENA_CSUM_GOOD,
@@ -1022,10 +1051,14 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 	qp->stats->page_frees += handed;
 	u64_stats_update_end(&qp->stats->napi_sync);
 
-	if (rc == 0 && rx->next_to_clean - rx->next_to_use >=
-	    min_t(u32, rx->depth / ENA_RX_REFILL_DIV, ENA_RX_REFILL_MAX))
+	if (rc)
+		return rc;
+	if (unlikely(rx->fill_pending))
+		ena_rx_fill_step(qp);
+	else if (rx->next_to_clean - rx->next_to_use >=
+		 min_t(u32, rx->depth / ENA_RX_REFILL_DIV, ENA_RX_REFILL_MAX))
 		ena_rx_refill(qp, rx->depth, GFP_ATOMIC);
-	return rc ? rc : pkts;
+	return pkts;
 }
 
 /* a completion waits in @tx's CQ */
@@ -1080,7 +1113,8 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 			napi_complete_done(napi, 0);
 		return 0;
 	}
-	if (rx >= budget)
+	/* a full budget, or a start's fill still going on: poll again */
+	if (rx >= budget || qp->rx.fill_pending)
 		return budget;
 	/* more TX completions pending: poll again */
 	if (ena_tx_cq_pending(&qp->tx) ||
