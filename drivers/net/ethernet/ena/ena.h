@@ -608,6 +608,13 @@ void ena_rx_usecs_reset(struct ena_qp *qp);
 
 /* ena_netdev.c */
 void ena_netdev_setup(struct ena_adapter *a);
+
+/* the largest MTU the device takes (ETH_DATA_LEN when it names none) */
+static inline u32 ena_dev_max_mtu(const struct ena_adapter *a)
+{
+	return a->max_mtu ? a->max_mtu : ETH_DATA_LEN;
+}
+
 int ena_up(struct ena_adapter *a);
 void ena_down(struct ena_adapter *a);
 int ena_set_channels_live(struct ena_adapter *a, u32 new_count);

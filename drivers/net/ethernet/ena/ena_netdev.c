@@ -544,7 +544,7 @@ void ena_netdev_setup(struct ena_adapter *a)
 	nd->vlan_features = f;
 
 	nd->min_mtu = ENA_MIN_MTU;
-	nd->max_mtu = a->max_mtu ? a->max_mtu : ETH_DATA_LEN;
+	nd->max_mtu = ena_dev_max_mtu(a);
 	ena_xdp_features(a);
 	if (is_valid_ether_addr(a->mac)) {
 		eth_hw_addr_set(nd, a->mac);

@@ -350,8 +350,8 @@ static int ena_xdp_setup(struct ena_adapter *a, struct bpf_prog *prog,
 
 	if (!!old != !!prog) {
 		WRITE_ONCE(nd->max_mtu, prog ? min_t(u32, ENA_XDP_MAX_MTU,
-						     a->max_mtu ? : ETH_DATA_LEN) :
-					(a->max_mtu ? : ETH_DATA_LEN));
+						     ena_dev_max_mtu(a)) :
+					ena_dev_max_mtu(a));
 		ena_xdp_features(a);
 		netdev_info(nd, "XDP program %s; MTU at most %u\n",
 			    prog ? "attached" : "detached", nd->max_mtu);
