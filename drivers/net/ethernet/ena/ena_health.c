@@ -45,8 +45,10 @@ static bool ena_cq_pending(const struct ena_qp *qp)
 static bool ena_intr_missed(struct ena_qp *qp)
 {
 	u64 polls = READ_ONCE(qp->stats->napi_polls);
+	/* a start's first poll may still wait in its work item */
 	bool idle = polls == qp->polls_seen &&
-		    !test_bit(NAPI_STATE_SCHED, &qp->napi.state);
+		    !test_bit(NAPI_STATE_SCHED, &qp->napi.state) &&
+		    !work_pending(&qp->kick);
 
 	qp->polls_seen = polls;
 	if (!idle || !ena_cq_pending(qp)) {

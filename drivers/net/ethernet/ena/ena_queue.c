@@ -679,11 +679,12 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	 * was enabled: the RX buffers posted above can be filled at once, and
 	 * the interrupt for that (armed in a device just reset) found NAPI
 	 * disabled and was lost; nothing else would announce those
-	 * completions.  Scheduled from a work item, so the fill does not run
-	 * in this (RTNL-holding) context when bottom halves are enabled again.
+	 * completions.  Scheduled from a (high priority) work item, so the
+	 * fill does not run in this RTNL-holding context when bottom halves
+	 * are enabled again, but in the gaps while it waits for the device.
 	 */
 	INIT_WORK(&qp->kick, ena_qp_kick);
-	queue_work(system_unbound_wq, &qp->kick);
+	queue_work(system_highpri_wq, &qp->kick);
 	/*
 	 * Wake, not start: packets the qdisc held back while this queue was
 	 * stopped (a restart by -G or a reset under traffic) must be sent now,

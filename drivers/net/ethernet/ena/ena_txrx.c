@@ -34,7 +34,7 @@
  * its first NAPI polls post the rest, ENA_RX_FILL_STEP per poll, outside
  * RTNL (ena_rx_fill_step()).
  */
-#define ENA_RX_FILL_STEP	64
+#define ENA_RX_FILL_STEP	ENA_RX_START_FILL
 /* pages handed back to the pool per page_pool_put_page_bulk() call */
 #define ENA_RX_DRAIN_BATCH	64
 
@@ -793,18 +793,21 @@ int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp)
 /**
  * ena_rx_fill_step() - one poll's share of filling the ring after a start
  * @qp: queue pair, in its NAPI
+ * @used: buffers this poll took from the ring (given back first)
  *
  * While the fill is pending, the poll keeps NAPI scheduled (ena_napi_poll()),
- * so the fill goes on poll after poll in softirq context.  It ends when
- * the ring is full, or at a failed allocation: then the usual refill and
- * the watchdog's starvation check take over.
+ * so the fill goes on poll after poll in softirq context; under traffic
+ * each poll also replaces what it took, so the ring still grows.  It ends
+ * when the ring is full, or at a failed allocation (no memory reserves are
+ * dipped into for it): then the usual refill and the watchdog's
+ * starvation check take over.
  */
-static void ena_rx_fill_step(struct ena_qp *qp)
+static void ena_rx_fill_step(struct ena_qp *qp, u32 used)
 {
 	struct ena_rxq *rx = &qp->rx;
 	u32 want = min_t(u32, rx->next_to_clean - rx->next_to_use,
-			 ENA_RX_FILL_STEP);
-	u32 done = ena_rx_refill(qp, want, GFP_ATOMIC);
+			 ENA_RX_FILL_STEP + used);
+	u32 done = ena_rx_refill(qp, want, GFP_ATOMIC | __GFP_NOMEMALLOC);
 
 	u64_stats_update_begin(&qp->stats->napi_sync);
 	qp->stats->rx_fill_deferred += done;
@@ -1054,7 +1057,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 	if (rc)
 		return rc;
 	if (unlikely(rx->fill_pending))
-		ena_rx_fill_step(qp);
+		ena_rx_fill_step(qp, handed);
 	else if (rx->next_to_clean - rx->next_to_use >=
 		 min_t(u32, rx->depth / ENA_RX_REFILL_DIV, ENA_RX_REFILL_MAX))
 		ena_rx_refill(qp, rx->depth, GFP_ATOMIC);
