@@ -512,5 +512,20 @@ ours_only "attach failing on queue 1's CREATE_SQ keeps the old rings; a retry wo
 	"the in-tree driver allows one of 2 channels with XDP (needs 2 here)" attach_rollback
 pair_teardown
 ktap_check "rmmod ena" ena_unload
-ktap_check "kernel log clean (no BUG/WARNING/Oops/leak)" dmesg_clean "$d0"
+# The in-tree driver of 6.1 warns at rmmod after these cases (make
+# test-long, stock on 6.1: "WARNING: ... ena_del_napi_in_range"): its
+# known defect, an expected failure when that warning and its trace are
+# all the log holds.
+t="kernel log clean (no BUG/WARNING/Oops/leak)"
+if ! is_ours && [[ $(uname -r) == 6.1.* ]] &&
+	dmesg | tail -n +"$d0" | grep -q 'WARNING:.*ena_del_napi_in_range'; then
+	if dmesg | tail -n +"$d0" | sed -n '/WARNING:.*ena_del_napi_in_range/,/end trace/!p' |
+		grep -qE 'BUG|WARNING|Oops|leak|Call Trace'; then
+		ktap_check "$t" dmesg_clean "$d0"
+	else
+		ktap_xfail "$t" "the in-tree driver of 6.1 warns in ena_del_napi_in_range() at rmmod after XDP use"
+	fi
+else
+	ktap_check "$t" dmesg_clean "$d0"
+fi
 ktap_finish
