@@ -656,6 +656,8 @@ static void ena_instance_init(Object *obj)
 
     ena_add_u32(obj, "admin-latency-us", &s->admin_latency_us, NULL);
     ena_add_u32(obj, "admin-jitter-us", &s->admin_jitter_us, NULL);
+    /* commands the device works on at once (0: every command at once) */
+    ena_add_u32(obj, "admin-parallel", &s->admin_parallel, NULL);
     ena_add_u32(obj, "reset-latency-us", &s->reset_latency_us, NULL);
     ena_add_u32(obj, "max-depth", &s->max_depth, ena_set_max_depth);
     ena_add_u32(obj, "keepalive-ms", &s->keepalive_ms, ena_set_keepalive);
@@ -728,6 +730,7 @@ static void ena_instance_init(Object *obj)
     object_property_add_str(obj, "stat-admin-by-opcode", ena_get_by_opcode,
                             NULL);
     ena_add_stat(obj, "stat-admin-doorbells", &s->st.admin_doorbells);
+    ena_add_stat(obj, "stat-admin-max-inflight", &s->st.admin_max_inflight);
     ena_add_stat(obj, "stat-io-doorbells", &s->st.io_doorbells);
     ena_add_stat(obj, "stat-queues-created", &s->st.queues_created);
     ena_add_stat(obj, "stat-queues-destroyed", &s->st.queues_destroyed);

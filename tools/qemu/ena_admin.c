@@ -168,6 +168,7 @@ void ena_soft_reset(EnaState *s)
     ena_drop_queues(s);
     timer_del(s->admin_timer);
     s->done_count = 0;
+    memset(s->admin_busy, 0, sizeof(s->admin_busy));
     s->unreacted_count = 0;
 
     s->aq_base = s->acq_base = s->aenq_base = 0;
@@ -304,6 +305,29 @@ void ena_admin_timer_cb(void *opaque)
     ena_admin_flush(opaque);
 }
 
+/*
+ * When a command's work starts: at once, or with admin-parallel = N when
+ * the first of N engines is free (each works on one command at a time).
+ */
+static int64_t ena_admin_start(EnaState *s, int64_t delay)
+{
+    uint32_t n = MIN(s->admin_parallel, ENA_ADMIN_ENGINES);
+    int64_t start = ena_now();
+    uint32_t i, k = 0;
+
+    if (!n) {
+        return start;
+    }
+    for (i = 1; i < n; i++) {
+        if (s->admin_busy[i] < s->admin_busy[k]) {
+            k = i;
+        }
+    }
+    start = MAX(start, s->admin_busy[k]);
+    s->admin_busy[k] = start + delay;
+    return start;
+}
+
 static void ena_admin_complete(EnaState *s, uint8_t *cqe)
 {
     int64_t delay = (int64_t)s->admin_latency_us * SCALE_US;
@@ -328,7 +352,8 @@ static void ena_admin_complete(EnaState *s, uint8_t *cqe)
     }
     d = &s->done[s->done_count++];
     memcpy(d->cqe, cqe, sizeof(d->cqe));
-    d->due = ena_now() + delay;
+    d->due = ena_admin_start(s, delay) + delay;
+    s->st.admin_max_inflight = MAX(s->st.admin_max_inflight, s->done_count);
     d->seq = s->done_seq++;
 }
 

@@ -29,6 +29,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(EnaState, ENA)
 #define ENA_DEPTH_LIMIT         16384
 #define ENA_LLQ_DEPTH_LIMIT     4096
 #define ENA_ADMIN_DEPTH_LIMIT   256
+#define ENA_ADMIN_ENGINES       32      /* admin-parallel bound */
 #define ENA_AENQ_DEPTH_LIMIT    1024
 #define ENA_TX_FRAME_MAX        (64 * KiB + 256)
 #define ENA_PKT_DESCS_MAX       64
@@ -92,6 +93,7 @@ typedef struct EnaStats {
     uint64_t admin_cmds;
     uint64_t admin_by_op[ENA_OPCODES];
     uint64_t admin_doorbells;
+    uint64_t admin_max_inflight; /* most commands in the device at once */
     uint64_t io_doorbells;
     uint64_t queues_created;
     uint64_t queues_destroyed;
@@ -128,6 +130,7 @@ struct EnaState {
     bool llq_large_rec;     /* GET LLQ recommends 256-byte entries */
     uint32_t admin_latency_us;
     uint32_t admin_jitter_us;
+    uint32_t admin_parallel;  /* commands worked on at once; 0: all */
     uint32_t reset_latency_us;
     uint32_t max_depth;
     uint32_t keepalive_ms;
@@ -190,6 +193,7 @@ struct EnaState {
     EnaDone done[ENA_ADMIN_DEPTH_LIMIT];
     uint32_t done_count;
     uint64_t done_seq;
+    int64_t admin_busy[ENA_ADMIN_ENGINES]; /* each engine busy until */
     QEMUTimer *admin_timer;
     QEMUTimer *reset_timer;
     QEMUTimer *keepalive_timer;

@@ -527,6 +527,8 @@ void ena_admin_program(struct ena_adapter *a);
 void ena_admin_free(struct ena_adapter *a);
 void ena_admin_irq_mode(struct ena_adapter *a, bool on);
 void ena_admin_irq(struct ena_adapter *a);
+int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
+			struct ena_acq_resp *resp, int *rcs, unsigned int n);
 int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 		   struct ena_acq_resp *resp);
 bool ena_feature_supported(struct ena_adapter *a, enum ena_feature id);
@@ -566,6 +568,7 @@ int ena_rss_set_flow_hash(struct ena_adapter *a, u32 flow_type, u64 data);
 
 /* ena_queue.c: one queue pair's memory life cycle */
 int ena_qp_alloc(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth);
+int ena_qps_start(struct ena_adapter *a, u16 from, u16 to);
 int ena_qp_start(struct ena_adapter *a, u16 qid);
 void ena_qp_stop(struct ena_adapter *a, u16 qid);
 void ena_qp_free(struct ena_adapter *a, u16 qid);

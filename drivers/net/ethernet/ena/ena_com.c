@@ -427,102 +427,172 @@ void ena_admin_irq(struct ena_adapter *a)
 		complete(&a->aq.done);
 }
 
+/* Log a command's non-zero completion status; Return: its errno */
+static int ena_aq_cmd_status(struct ena_adapter *a,
+			     const struct ena_aq_cmd *cmd,
+			     const struct ena_acq_resp *resp)
+{
+	struct ena_admin_queue *aq = &a->aq;
+	int rc = ena_aq_status_to_errno(resp->hdr.status);
+	char what[64];
+
+	if (!rc)
+		return 0;
+	ena_cmd_name(cmd, le16_to_cpu(cmd->hdr.cmd_id) & ENA_AQ_CMD_ID_MASK,
+		     what, sizeof(what));
+	WRITE_ONCE(aq->errors, aq->errors + 1);
+	if (rc == -EOPNOTSUPP)
+		dev_dbg(&a->pdev->dev, "%s: unsupported\n", what);
+	else
+		dev_warn(&a->pdev->dev, "%s: status %u\n", what,
+			 resp->hdr.status);
+	return rc;
+}
+
+/**
+ * ena_admin_exec_many() - submit admin commands together, wait for them all
+ * @a: adapter
+ * @cmd: @n commands; their ids and phases are filled in here
+ * @resp: where each command's 64-byte completion is copied, in the order
+ *	  of @cmd whatever order the device completes them in
+ * @rcs: each command's own result (0 or the errno of its status); may be
+ *	 NULL when @n is 1
+ * @n: 1..ENA_AQ_DEPTH commands
+ *
+ * The commands go to the device with one doorbell and the device works on
+ * them at once: a queue start waits one device round trip for all its
+ * CREATE_CQs, not one per command.  Completions are matched by command id.
+ * The wait polls, or sleeps until the management interrupt
+ * (ena_admin_irq_mode()).  A completion that matches no command in flight,
+ * or a timeout, marks the admin queue unusable and schedules a device reset.
+ *
+ * Return: 0 when every command completed with status OK; -ETIME on timeout,
+ * -EIO on a malformed completion, -ENODEV while the device awaits reset
+ * (for these three no completion is valid and no @rcs entry is set);
+ * otherwise the first non-zero result in @rcs.
+ */
+int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
+			struct ena_acq_resp *resp, int *rcs, unsigned int n)
+{
+	struct ena_admin_queue *aq = &a->aq;
+	DECLARE_BITMAP(seen, ENA_AQ_DEPTH) = {};
+	struct ena_acq_resp *e;
+	unsigned int i, k;
+	char what[64];
+	u16 id0, got;
+	bool irq;
+	int rc;
+
+	if (WARN_ON_ONCE(!n || n > ENA_AQ_DEPTH || (n > 1 && !rcs)))
+		return -EINVAL;
+	mutex_lock(&aq->lock);
+	if (!test_bit(ENA_F_ADMIN_READY, &a->flags) ||
+	    test_bit(ENA_F_DEV_DEAD, &a->flags)) {
+		WRITE_ONCE(aq->refused, aq->refused + n);
+		mutex_unlock(&aq->lock);
+		return -ENODEV;
+	}
+
+	id0 = aq->next_cmd_id & ENA_AQ_CMD_ID_MASK;
+	for (i = 0; i < n; i++) {
+		cmd[i].hdr.cmd_id = cpu_to_le16((id0 + i) & ENA_AQ_CMD_ID_MASK);
+		cmd[i].hdr.flags = (cmd[i].hdr.flags & ~ENA_AQ_FLAG_PHASE) |
+				   aq->sq_phase;
+		memcpy(&aq->sq[aq->sq_tail & (ENA_AQ_DEPTH - 1)], &cmd[i],
+		       sizeof(*cmd));
+		aq->sq_tail++;
+		if (!(aq->sq_tail & (ENA_AQ_DEPTH - 1)))
+			aq->sq_phase ^= 1;
+	}
+	aq->next_cmd_id += n;
+	irq = test_bit(ENA_F_ADMIN_IRQ, &a->flags);
+	if (irq)
+		reinit_completion(&aq->done);
+	/* writel() orders the entries (and the re-armed completion) first */
+	ena_reg_write(a, ENA_REG_AQ_DB, aq->sq_tail);
+	WRITE_ONCE(aq->submitted, aq->submitted + n);
+
+	for (k = 0; k < n; k++) {
+		/* the command's name is formatted only for a log line */
+		if (irq) {
+			rc = ena_poll_wait_irq(&a->poll, ENA_WAIT_ADMIN,
+					       &ena_acq_cond, aq, &aq->done,
+					       aq->timeout_us);
+			WRITE_ONCE(aq->irq_cmds, aq->irq_cmds + 1);
+		} else {
+			rc = ena_poll_wait(&a->poll, ENA_WAIT_ADMIN,
+					   &ena_acq_cond, aq, aq->timeout_us);
+			WRITE_ONCE(aq->polled_cmds, aq->polled_cmds + 1);
+		}
+		if (rc)
+			goto dead;
+
+		dma_rmb();
+		e = &aq->cq[aq->cq_head & (ENA_AQ_DEPTH - 1)];
+		got = le16_to_cpu(READ_ONCE(e->hdr.cmd_id)) & ENA_AQ_CMD_ID_MASK;
+		i = (got - id0) & ENA_AQ_CMD_ID_MASK;
+		if (i < n && !test_bit(i, seen))
+			memcpy(&resp[i], e, sizeof(*resp));
+		/*
+		 * Re-armed before the entry is handed back: an interrupt for
+		 * the next completion, from here on, completes it again.
+		 */
+		if (irq && k + 1 < n)
+			reinit_completion(&aq->done);
+		WRITE_ONCE(aq->cq_head, aq->cq_head + 1);
+		if (!(aq->cq_head & (ENA_AQ_DEPTH - 1)))
+			WRITE_ONCE(aq->cq_phase, aq->cq_phase ^ 1);
+		WRITE_ONCE(aq->completed, aq->completed + 1);
+
+		if (i >= n || test_and_set_bit(i, seen)) {
+			ena_cmd_name(&cmd[0], id0, what, sizeof(what));
+			WRITE_ONCE(aq->malformed, aq->malformed + 1);
+			dev_err(&a->pdev->dev,
+				"%s%s: completion carries unknown cmd_id %u\n",
+				what, n > 1 ? " (first of a batch)" : "", got);
+			rc = -EIO;
+			goto dead;
+		}
+	}
+	mutex_unlock(&aq->lock);
+
+	rc = 0;
+	for (i = 0; i < n; i++) {
+		int r = ena_aq_cmd_status(a, &cmd[i], &resp[i]);
+
+		if (rcs)
+			rcs[i] = r;
+		if (r && !rc)
+			rc = r;
+	}
+	return rc;
+
+dead:
+	set_bit(ENA_F_DEV_DEAD, &a->flags);
+	mutex_unlock(&aq->lock);
+	if (rc == -EIO)
+		ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
+				   "malformed admin completion");
+	else
+		ena_reset_schedule(a, ENA_RESET_ADMIN_TO,
+				   "admin command timeout");
+	return rc;
+}
+
 /**
  * ena_admin_exec() - submit one admin command and wait for its completion
  * @a: adapter
  * @cmd: the command; its id and phase are filled in here
  * @resp: where the 64-byte completion is copied
  *
- * One command at a time.  The wait polls, or sleeps until the management
- * interrupt (ena_admin_irq_mode()).  A completion whose cmd_id is not the
- * one in flight, or a timeout, marks the admin queue unusable and schedules
- * a device reset.
+ * ena_admin_exec_many() of one command.
  *
- * Return: 0, -ETIME on timeout, -EIO on a malformed completion, -ENODEV
- * while the device awaits reset, or the errno mapped from the status.
+ * Return: as ena_admin_exec_many().
  */
 int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 		   struct ena_acq_resp *resp)
 {
-	struct ena_admin_queue *aq = &a->aq;
-	struct ena_acq_resp *e;
-	char what[64];
-	bool irq;
-	u16 id, got;
-	int rc;
-
-	mutex_lock(&aq->lock);
-	if (!test_bit(ENA_F_ADMIN_READY, &a->flags) ||
-	    test_bit(ENA_F_DEV_DEAD, &a->flags)) {
-		WRITE_ONCE(aq->refused, aq->refused + 1);
-		rc = -ENODEV;
-		goto out;
-	}
-
-	id = aq->next_cmd_id++ & ENA_AQ_CMD_ID_MASK;
-	cmd->hdr.cmd_id = cpu_to_le16(id);
-	cmd->hdr.flags = (cmd->hdr.flags & ~ENA_AQ_FLAG_PHASE) | aq->sq_phase;
-	memcpy(&aq->sq[aq->sq_tail & (ENA_AQ_DEPTH - 1)], cmd, sizeof(*cmd));
-	aq->sq_tail++;
-	if (!(aq->sq_tail & (ENA_AQ_DEPTH - 1)))
-		aq->sq_phase ^= 1;
-	irq = test_bit(ENA_F_ADMIN_IRQ, &a->flags);
-	if (irq)
-		reinit_completion(&aq->done);
-	/* writel() orders the entry (and the re-armed completion) first */
-	ena_reg_write(a, ENA_REG_AQ_DB, aq->sq_tail);
-	WRITE_ONCE(aq->submitted, aq->submitted + 1);
-
-	/* the command's name is formatted only for a log line */
-	if (irq) {
-		rc = ena_poll_wait_irq(&a->poll, ENA_WAIT_ADMIN, &ena_acq_cond,
-				       aq, &aq->done, aq->timeout_us);
-		WRITE_ONCE(aq->irq_cmds, aq->irq_cmds + 1);
-	} else {
-		rc = ena_poll_wait(&a->poll, ENA_WAIT_ADMIN, &ena_acq_cond, aq,
-				   aq->timeout_us);
-		WRITE_ONCE(aq->polled_cmds, aq->polled_cmds + 1);
-	}
-	if (rc) {
-		set_bit(ENA_F_DEV_DEAD, &a->flags);
-		mutex_unlock(&aq->lock);
-		ena_reset_schedule(a, ENA_RESET_ADMIN_TO, "admin command timeout");
-		return rc;
-	}
-
-	dma_rmb();
-	e = &aq->cq[aq->cq_head & (ENA_AQ_DEPTH - 1)];
-	memcpy(resp, e, sizeof(*resp));
-	WRITE_ONCE(aq->cq_head, aq->cq_head + 1);
-	if (!(aq->cq_head & (ENA_AQ_DEPTH - 1)))
-		WRITE_ONCE(aq->cq_phase, aq->cq_phase ^ 1);
-	WRITE_ONCE(aq->completed, aq->completed + 1);
-
-	got = le16_to_cpu(resp->hdr.cmd_id) & ENA_AQ_CMD_ID_MASK;
-	if (got != id) {
-		ena_cmd_name(cmd, id, what, sizeof(what));
-		WRITE_ONCE(aq->malformed, aq->malformed + 1);
-		dev_err(&a->pdev->dev,
-			"%s: completion carries unknown cmd_id %u\n", what, got);
-		set_bit(ENA_F_DEV_DEAD, &a->flags);
-		mutex_unlock(&aq->lock);
-		ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
-				   "malformed admin completion");
-		return -EIO;
-	}
-	rc = ena_aq_status_to_errno(resp->hdr.status);
-	if (rc) {
-		ena_cmd_name(cmd, id, what, sizeof(what));
-		WRITE_ONCE(aq->errors, aq->errors + 1);
-		if (rc == -EOPNOTSUPP)
-			dev_dbg(&a->pdev->dev, "%s: unsupported\n", what);
-		else
-			dev_warn(&a->pdev->dev, "%s: status %u\n", what,
-				 resp->hdr.status);
-	}
-out:
-	mutex_unlock(&aq->lock);
-	return rc;
+	return ena_admin_exec_many(a, cmd, resp, NULL, 1);
 }
 
 bool ena_feature_supported(struct ena_adapter *a, enum ena_feature id)

@@ -29,6 +29,10 @@ static void ena_qp_set_slots(struct ena_adapter *a, struct ena_qp *qp)
 						    a->llq.descs_per_entry);
 }
 
+/*
+ * Allocate queues [@from, @to), then start them together: their device
+ * queues are created in pipelined batches (ena_qps_start()).
+ */
 static int ena_queues_open(struct ena_adapter *a, u32 from, u32 to)
 {
 	u32 q;
@@ -39,18 +43,14 @@ static int ena_queues_open(struct ena_adapter *a, u32 from, u32 to)
 		if (rc)
 			goto err;
 		ena_qp_set_slots(a, &a->qps[q]);
-		rc = ena_qp_start(a, q);
-		if (rc) {
-			ena_qp_free(a, q);
-			goto err;
-		}
 	}
+	rc = ena_qps_start(a, from, to);
+	if (rc)
+		goto err;
 	return 0;
 err:
-	while (q-- > from) {
-		ena_qp_stop(a, q);
+	while (q-- > from)
 		ena_qp_free(a, q);
-	}
 	return rc;
 }
 

@@ -303,30 +303,6 @@ void ena_qp_free(struct ena_adapter *a, u16 qid)
 	set_bit(ENA_F_NAPI_UNSYNCED, &a->flags);
 }
 
-static int ena_create_sq(struct ena_adapter *a, u8 dir, u8 placement,
-			 u16 cq_idx, u32 depth, dma_addr_t base,
-			 struct ena_resp_create_sq *out)
-{
-	struct ena_aq_cmd cmd = {};
-	struct ena_acq_resp r;
-	int rc;
-
-	cmd.hdr.opcode = ENA_OP_CREATE_SQ;
-	cmd.create_sq.identity = FIELD_PREP(ENA_SQ_IDENTITY_DIR, dir);
-	cmd.create_sq.caps2 = FIELD_PREP(ENA_SQ_CAPS2_PLACEMENT, placement) |
-			      FIELD_PREP(ENA_SQ_CAPS2_CMPL, ENA_CMPL_PER_DESC);
-	cmd.create_sq.caps3 = ENA_SQ_CAPS3_CONTIG;
-	cmd.create_sq.cq_idx = cpu_to_le16(cq_idx);
-	cmd.create_sq.depth = cpu_to_le16(depth);
-	if (placement == ENA_PLACEMENT_HOST)
-		ena_set_dma_addr(&cmd.create_sq.base, base);
-	rc = ena_admin_exec(a, &cmd, &r);
-	if (rc)
-		return rc;
-	*out = r.create_sq;
-	return 0;
-}
-
 static int ena_destroy_sq(struct ena_adapter *a, u8 dir, u16 idx)
 {
 	struct ena_aq_cmd cmd = {};
@@ -370,39 +346,6 @@ static void ena_destroy_failed(struct ena_adapter *a)
 	ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,
 			   "a DESTROY command failed");
 	ena_dev_quiesce(a);
-}
-
-/*
- * CREATE_CQ for one of the queue pair's rings; all of them (TX, RX, XDP TX)
- * interrupt on the pair's vector, served by its one NAPI.
- */
-static int ena_create_cq(struct ena_adapter *a, struct ena_qp *qp, u32 depth,
-			 u32 entry_words, dma_addr_t base,
-			 struct ena_resp_create_cq *out)
-{
-	struct ena_aq_cmd cmd = {};
-	struct ena_acq_resp r;
-	int rc;
-
-	cmd.hdr.opcode = ENA_OP_CREATE_CQ;
-	cmd.create_cq.caps1 = ENA_CQ_CAPS1_INTR;
-	cmd.create_cq.caps2 = FIELD_PREP(ENA_CQ_CAPS2_ENTRY_WORDS, entry_words);
-	cmd.create_cq.depth = cpu_to_le16(depth);
-	cmd.create_cq.msix_vector = cpu_to_le32(ENA_IO_VECTOR(qp->qid));
-	ena_set_dma_addr(&cmd.create_cq.base, base);
-	rc = ena_admin_exec(a, &cmd, &r);
-	if (rc)
-		return rc;
-	*out = r.create_cq;
-	if (le16_to_cpu(out->depth) != depth) {
-		netdev_err(a->netdev, "queue %u: CQ depth %u, asked %u\n",
-			   qp->qid, le16_to_cpu(out->depth), depth);
-		/* the device made it all the same: take it back */
-		if (ena_destroy_cq(a, le16_to_cpu(out->cq_idx)))
-			ena_destroy_failed(a);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /**
@@ -486,53 +429,213 @@ static void ena_qp_reset_indices(struct ena_qp *qp)
 	memset(rx->descs, 0, rx->depth * sizeof(struct ena_rx_desc));
 }
 
-/*
- * CREATE_CQ + CREATE_SQ of a TX ring (the queue pair's or its XDP TX ring),
- * the device's offsets checked.  Return: 0, or a negative errno with
- * nothing of it left in the device (or the device being reset).
+/**
+ * struct ena_ring_start - one ring of a queue start, while it is created
+ * @qp: its queue pair
+ * @tx: the TX or XDP TX ring; NULL for the pair's RX ring
+ * @cq_made: the device made its CQ (DESTROY_CQ takes it back)
+ * @sq_made: the device made its SQ
  */
-static int ena_txq_create(struct ena_adapter *a, struct ena_qp *qp,
-			  struct ena_txq *tx)
+struct ena_ring_start {
+	struct ena_qp *qp;
+	struct ena_txq *tx;
+	bool cq_made;
+	bool sq_made;
+};
+
+static u32 ena_ring_depth(const struct ena_ring_start *r)
 {
-	struct ena_resp_create_cq cq;
-	struct ena_resp_create_sq sq;
+	return r->tx ? r->tx->depth : r->qp->rx.depth;
+}
+
+static u16 *ena_ring_cq_idx(const struct ena_ring_start *r)
+{
+	return r->tx ? &r->tx->cq_idx : &r->qp->rx.cq_idx;
+}
+
+static u16 *ena_ring_sq_idx(const struct ena_ring_start *r)
+{
+	return r->tx ? &r->tx->sq_idx : &r->qp->rx.sq_idx;
+}
+
+/*
+ * CREATE_CQ of a ring; all the rings of a pair (TX, RX, XDP TX) interrupt
+ * on the pair's vector, served by its one NAPI.
+ */
+static void ena_ring_cq_cmd(const struct ena_ring_start *r,
+			    struct ena_aq_cmd *cmd)
+{
+	u32 words = r->tx ? ENA_TX_CQ_ENTRY_WORDS : ENA_RX_CQ_ENTRY_WORDS;
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.opcode = ENA_OP_CREATE_CQ;
+	cmd->create_cq.caps1 = ENA_CQ_CAPS1_INTR;
+	cmd->create_cq.caps2 = FIELD_PREP(ENA_CQ_CAPS2_ENTRY_WORDS, words);
+	cmd->create_cq.depth = cpu_to_le16(ena_ring_depth(r));
+	cmd->create_cq.msix_vector = cpu_to_le32(ENA_IO_VECTOR(r->qp->qid));
+	ena_set_dma_addr(&cmd->create_cq.base,
+			 r->tx ? r->tx->cq_dma : r->qp->rx.cq_dma);
+}
+
+/* What the device answered to a ring's CREATE_CQ, checked */
+static int ena_ring_cq_made(struct ena_adapter *a, struct ena_ring_start *r,
+			    const struct ena_resp_create_cq *cq)
+{
+	struct ena_qp *qp = r->qp;
 	int rc;
 
-	rc = ena_create_cq(a, qp, tx->depth, ENA_TX_CQ_ENTRY_WORDS, tx->cq_dma,
-			   &cq);
-	if (rc)
-		return rc;
-	tx->cq_idx = le16_to_cpu(cq.cq_idx);
-	rc = ena_reg_ptr(a, cq.head_db_offset, &tx->cq_db);
-	if (rc)
-		goto err_cq;
+	*ena_ring_cq_idx(r) = le16_to_cpu(cq->cq_idx);
+	r->cq_made = true;
+	if (le16_to_cpu(cq->depth) != ena_ring_depth(r)) {
+		netdev_err(a->netdev, "queue %u: CQ depth %u, asked %u\n",
+			   qp->qid, le16_to_cpu(cq->depth), ena_ring_depth(r));
+		return -EINVAL;
+	}
+	if (r->tx)
+		return ena_reg_ptr(a, cq->head_db_offset, &r->tx->cq_db);
+	rc = ena_reg_ptr(a, cq->head_db_offset, &qp->rx.cq_db);
+	if (!rc)
+		rc = ena_reg_ptr(a, cq->unmask_offset, &qp->unmask);
+	return rc;
+}
 
-	rc = ena_create_sq(a, ENA_SQ_DIR_TX, tx->llq ? ENA_PLACEMENT_DEV :
-			   ENA_PLACEMENT_HOST, tx->cq_idx, tx->depth,
-			   tx->descs_dma, &sq);
-	if (rc)
-		goto err_cq;
-	tx->sq_idx = le16_to_cpu(sq.sq_idx);
-	rc = ena_reg_ptr(a, sq.db_offset, &tx->db);
-	if (!rc && tx->llq)
-		rc = ena_llq_ptr(a, tx, sq.llq_desc_offset);
-	if (!rc && !tx->db) {
-		netdev_err(a->netdev, "queue %u: device gave no TX doorbell\n",
-			   qp->qid);
+static void ena_ring_sq_cmd(const struct ena_ring_start *r,
+			    struct ena_aq_cmd *cmd)
+{
+	bool dev = r->tx && r->tx->llq;
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.opcode = ENA_OP_CREATE_SQ;
+	cmd->create_sq.identity = FIELD_PREP(ENA_SQ_IDENTITY_DIR,
+					     r->tx ? ENA_SQ_DIR_TX :
+					     ENA_SQ_DIR_RX);
+	cmd->create_sq.caps2 = FIELD_PREP(ENA_SQ_CAPS2_PLACEMENT,
+					  dev ? ENA_PLACEMENT_DEV :
+					  ENA_PLACEMENT_HOST) |
+			       FIELD_PREP(ENA_SQ_CAPS2_CMPL, ENA_CMPL_PER_DESC);
+	cmd->create_sq.caps3 = ENA_SQ_CAPS3_CONTIG;
+	cmd->create_sq.cq_idx = cpu_to_le16(*ena_ring_cq_idx(r));
+	cmd->create_sq.depth = cpu_to_le16(ena_ring_depth(r));
+	if (!dev)
+		ena_set_dma_addr(&cmd->create_sq.base,
+				 r->tx ? r->tx->descs_dma :
+				 r->qp->rx.descs_dma);
+}
+
+/* What the device answered to a ring's CREATE_SQ, checked */
+static int ena_ring_sq_made(struct ena_adapter *a, struct ena_ring_start *r,
+			    const struct ena_resp_create_sq *sq)
+{
+	u32 __iomem **db = r->tx ? &r->tx->db : &r->qp->rx.db;
+	int rc;
+
+	*ena_ring_sq_idx(r) = le16_to_cpu(sq->sq_idx);
+	r->sq_made = true;
+	rc = ena_reg_ptr(a, sq->db_offset, db);
+	if (!rc && r->tx && r->tx->llq)
+		rc = ena_llq_ptr(a, r->tx, sq->llq_desc_offset);
+	if (!rc && !*db) {
+		netdev_err(a->netdev, "queue %u: device gave no %s doorbell\n",
+			   r->qp->qid, r->tx ? "TX" : "RX");
 		rc = -EINVAL;
 	}
-	if (rc)
-		goto err_sq;
-	return 0;
+	return rc;
+}
 
-err_sq:
-	if (ena_destroy_sq(a, ENA_SQ_DIR_TX, tx->sq_idx)) {
-		ena_destroy_failed(a);
-		return rc;
+/*
+ * DESTROY of what the device made of @n rings; a DESTROY that fails
+ * resets the device (ena_destroy_failed()) before the caller frees them.
+ */
+static void ena_rings_destroy(struct ena_adapter *a, struct ena_ring_start *r,
+			      unsigned int n)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].sq_made && !err)
+			err = ena_destroy_sq(a, r[i].tx ? ENA_SQ_DIR_TX :
+					     ENA_SQ_DIR_RX,
+					     *ena_ring_sq_idx(&r[i]));
+		if (r[i].cq_made && !err)
+			err = ena_destroy_cq(a, *ena_ring_cq_idx(&r[i]));
+		r[i].sq_made = false;
+		r[i].cq_made = false;
 	}
-err_cq:
-	if (ena_destroy_cq(a, tx->cq_idx))
+	if (err)
 		ena_destroy_failed(a);
+}
+
+/* one batch of admin commands of ena_rings_create() (4 KiB: not on the stack) */
+struct ena_ring_batch {
+	struct ena_aq_cmd cmd[ENA_AQ_DEPTH];
+	struct ena_acq_resp resp[ENA_AQ_DEPTH];
+	int rcs[ENA_AQ_DEPTH];
+};
+
+/**
+ * ena_rings_create() - create the device queues of @n rings, pipelined
+ * @a: adapter
+ * @r: the rings; every CQ before its SQ (which names it)
+ * @n: number of rings
+ *
+ * All the CREATE_CQs go to the device together (ENA_AQ_DEPTH at a time),
+ * then all the CREATE_SQs: a queue start, or an open of many queues,
+ * waits two device round trips instead of two per ring.  Each answer is
+ * checked (depth, offsets inside the BARs, a doorbell given).
+ *
+ * Return: 0, or a negative errno with nothing of the rings left in the
+ * device (or the device being reset).
+ */
+static int ena_rings_create(struct ena_adapter *a, struct ena_ring_start *r,
+			    unsigned int n)
+{
+	struct ena_ring_batch *b;
+	struct ena_aq_cmd *cmd;
+	unsigned int i, j, m;
+	int rc = 0, bad;
+	bool sq;
+
+	b = kmalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	cmd = b->cmd;
+	for (sq = false; ; sq = true) {
+		for (i = 0; i < n; i += m) {
+			m = min_t(unsigned int, n - i, ENA_AQ_DEPTH);
+			for (j = 0; j < m; j++) {
+				if (sq)
+					ena_ring_sq_cmd(&r[i + j], &cmd[j]);
+				else
+					ena_ring_cq_cmd(&r[i + j], &cmd[j]);
+			}
+			rc = ena_admin_exec_many(a, cmd, b->resp, b->rcs, m);
+			/* -ENODEV, -ETIME, -EIO: no answer is valid */
+			if (rc == -ENODEV || rc == -ETIME || rc == -EIO)
+				goto err;
+			for (j = 0; j < m; j++) {
+				if (b->rcs[j])
+					continue;
+				if (sq)
+					bad = ena_ring_sq_made(a, &r[i + j],
+							       &b->resp[j].create_sq);
+				else
+					bad = ena_ring_cq_made(a, &r[i + j],
+							       &b->resp[j].create_cq);
+				if (bad && !rc)
+					rc = bad;
+			}
+			if (rc)
+				goto err;
+		}
+		if (sq)
+			break;
+	}
+	kfree(b);
+	return 0;
+err:
+	kfree(b);
+	ena_rings_destroy(a, r, n);
 	return rc;
 }
 
@@ -569,77 +672,24 @@ static int ena_xdp_rxq_reg(struct ena_adapter *a, struct ena_qp *qp)
 	return rc;
 }
 
-/**
- * ena_qp_start() - create the device queues and start passing traffic
- * @a: adapter
- * @qid: queue index; allocated, not started
- *
- * Sends CREATE_CQ+CREATE_SQ for TX, then for RX (then for the XDP TX ring,
- * if the queue has one), takes the IO vector, fills the RX ring, enables
- * NAPI and schedules its first poll (which unmasks the vector), and opens
- * the TX queue.
- *
- * Return: 0 or a negative errno; on failure the queue is left allocated
- * and stopped, with nothing created on the device.
+/*
+ * ena_qps_start()'s part of one pair once its device queues exist: the IO
+ * vector, a first batch of RX buffers, NAPI and its first poll, the TX
+ * queue.  Return: 0, or the errno of request_irq() with nothing done.
  */
-int ena_qp_start(struct ena_adapter *a, u16 qid)
+static int ena_qp_run(struct ena_adapter *a, struct ena_qp *qp)
 {
-	struct ena_qp *qp = &a->qps[qid];
 	struct ena_txq *tx = &qp->tx;
 	struct ena_txq *xtx = &qp->xdp_tx;
 	struct ena_rxq *rx = &qp->rx;
-	struct ena_resp_create_cq cq;
-	struct ena_resp_create_sq sq;
-	int rc, err = 0;
+	int rc;
 
-	if (test_bit(ENA_QP_STARTED, &qp->state))
-		return 0;
-	ena_qp_reset_indices(qp);
-
-	rc = ena_xdp_rxq_reg(a, qp);
-	if (rc)
-		goto err;
-	rc = ena_txq_create(a, qp, tx);
-	if (rc)
-		goto err_rxq;
-
-	rc = ena_create_cq(a, qp, rx->depth, ENA_RX_CQ_ENTRY_WORDS, rx->cq_dma,
-			   &cq);
-	if (rc)
-		goto err_tx;
-	rx->cq_idx = le16_to_cpu(cq.cq_idx);
-	rc = ena_reg_ptr(a, cq.head_db_offset, &rx->cq_db);
-	if (!rc)
-		rc = ena_reg_ptr(a, cq.unmask_offset, &qp->unmask);
-	if (rc)
-		goto err_rx_cq;
-
-	rc = ena_create_sq(a, ENA_SQ_DIR_RX, ENA_PLACEMENT_HOST, rx->cq_idx,
-			   rx->depth, rx->descs_dma, &sq);
-	if (rc)
-		goto err_rx_cq;
-	rx->sq_idx = le16_to_cpu(sq.sq_idx);
-	rc = ena_reg_ptr(a, sq.db_offset, &rx->db);
-	if (rc)
-		goto err_rx_sq;
-	if (!rx->db) {
-		netdev_err(a->netdev, "queue %u: device gave no doorbell\n",
-			   qid);
-		rc = -EINVAL;
-		goto err_rx_sq;
-	}
-	if (xtx->depth) {
-		rc = ena_txq_create(a, qp, xtx);
-		if (rc)
-			goto err_rx_sq;
-	}
-
-	qp->irq = pci_irq_vector(a->pdev, ENA_IO_VECTOR(qid));
+	qp->irq = pci_irq_vector(a->pdev, ENA_IO_VECTOR(qp->qid));
 	snprintf(qp->irq_name, sizeof(qp->irq_name), "%s-Tx-Rx-%u",
-		 netdev_name(a->netdev), qid);
+		 netdev_name(a->netdev), qp->qid);
 	rc = request_irq(qp->irq, ena_io_irq, 0, qp->irq_name, qp);
 	if (rc)
-		goto err_xdp;
+		return rc;
 	netif_napi_set_irq(&qp->napi, qp->irq);
 	/*
 	 * Spread the queues over the CPUs near the device, as the in-tree
@@ -647,10 +697,10 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	 * no irqbalance every queue's vector would land on one CPU).
 	 */
 	irq_set_affinity_and_hint(qp->irq,
-				  cpumask_of(cpumask_local_spread(qid,
+				  cpumask_of(cpumask_local_spread(qp->qid,
 								  dev_to_node(&a->pdev->dev))));
 
-	tx->ndq = netdev_get_tx_queue(a->netdev, qid);
+	tx->ndq = netdev_get_tx_queue(a->netdev, qp->qid);
 	netdev_tx_reset_queue(tx->ndq);
 	/*
 	 * A first batch now; NAPI's first polls post the rest (ndo_open holds
@@ -671,8 +721,8 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	set_bit(ENA_QP_STARTED, &qp->state);
 	napi_enable(&qp->napi);
 	/* what netdev netlink reports: this NAPI serves both queues */
-	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_RX, &qp->napi);
-	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_TX, &qp->napi);
+	netif_queue_set_napi(a->netdev, qp->qid, NETDEV_QUEUE_TYPE_RX, &qp->napi);
+	netif_queue_set_napi(a->netdev, qp->qid, NETDEV_QUEUE_TYPE_TX, &qp->napi);
 	/*
 	 * A first poll, which finishes the RX fill and unmasks the vector
 	 * when it is done.  It takes in what the device completed before NAPI
@@ -694,24 +744,111 @@ int ena_qp_start(struct ena_adapter *a, u16 qid)
 	netif_tx_wake_queue(tx->ndq);
 	WRITE_ONCE(qp->stats->starts, qp->stats->starts + 1);
 	return 0;
+}
 
-err_xdp:
-	if (xtx->depth)
-		err = ena_txq_destroy(a, xtx);
-err_rx_sq:
-	err |= ena_destroy_sq(a, ENA_SQ_DIR_RX, rx->sq_idx);
-err_rx_cq:
-	err |= ena_destroy_cq(a, rx->cq_idx);
-err_tx:
-	err |= ena_txq_destroy(a, tx);
-	/* the caller frees the rings: no queue of them may stay live */
-	if (err)
-		ena_destroy_failed(a);
+/* the first of a pair's rings in ena_qps_start()'s list is its TX ring */
+static bool ena_ring_first(const struct ena_ring_start *r)
+{
+	return r->tx == &r->qp->tx;
+}
+
+/**
+ * ena_qps_start() - create the device queues and start passing traffic
+ * @a: adapter
+ * @from: first queue pair
+ * @to: one past the last; each allocated (the started ones are skipped)
+ *
+ * Creates the CQs, then the SQs, of every ring of these pairs (TX, RX and
+ * XDP TX if the pair has one) in pipelined admin batches
+ * (ena_rings_create()), then per pair takes the IO vector, posts a first
+ * batch of RX buffers, enables NAPI and schedules its first poll (which
+ * posts the rest and unmasks the vector), and opens the TX queue.
+ *
+ * Return: 0 or a negative errno; on failure none of these pairs is left
+ * started by this call: each is allocated and stopped, with nothing
+ * created on the device.
+ */
+int ena_qps_start(struct ena_adapter *a, u16 from, u16 to)
+{
+	struct ena_ring_start *r;
+	unsigned int n = 0, i, j;
+	struct ena_qp *qp;
+	u16 q;
+	int rc;
+
+	r = kcalloc(3 * (to - from), sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		rc = -ENOMEM;
+		goto err;
+	}
+	for (q = from; q < to; q++) {
+		qp = &a->qps[q];
+		if (test_bit(ENA_QP_STARTED, &qp->state))
+			continue;
+		ena_qp_reset_indices(qp);
+		rc = ena_xdp_rxq_reg(a, qp);
+		if (rc)
+			goto err_rxq;
+		r[n++] = (struct ena_ring_start){ .qp = qp, .tx = &qp->tx };
+		r[n++] = (struct ena_ring_start){ .qp = qp };
+		if (qp->xdp_tx.depth)
+			r[n++] = (struct ena_ring_start){ .qp = qp,
+							  .tx = &qp->xdp_tx };
+	}
+	if (!n) {
+		kfree(r);
+		return 0;
+	}
+	rc = ena_rings_create(a, r, n);
+	if (rc)
+		goto err_rxq;
+
+	for (i = 0; i < n; i++) {
+		if (!ena_ring_first(&r[i]))
+			continue;
+		rc = ena_qp_run(a, r[i].qp);
+		if (rc)
+			goto err_run;
+	}
+	kfree(r);
+	return 0;
+
+err_run:
+	/* this pair and the ones after it never ran: take their queues back */
+	ena_rings_destroy(a, &r[i], n - i);
+	for (j = i; j < n; j++)
+		if (ena_ring_first(&r[j]))
+			xdp_rxq_info_unreg(&r[j].qp->xdp_rxq);
+	/* the ones before it run: stopping them destroys theirs */
+	while (i--)
+		if (ena_ring_first(&r[i]))
+			ena_qp_stop(a, r[i].qp->qid);
+	goto err_free;
 err_rxq:
-	xdp_rxq_info_unreg(&qp->xdp_rxq);
+	for (i = 0; i < n; i++)
+		if (ena_ring_first(&r[i]))
+			xdp_rxq_info_unreg(&r[i].qp->xdp_rxq);
+err_free:
+	kfree(r);
 err:
-	netdev_err(a->netdev, "queue %u start failed: %d\n", qid, rc);
+	if (to - from == 1)
+		netdev_err(a->netdev, "queue %u start failed: %d\n", from, rc);
+	else
+		netdev_err(a->netdev, "queues %u..%u start failed: %d\n", from,
+			   to - 1, rc);
 	return rc;
+}
+
+/**
+ * ena_qp_start() - create one queue pair's device queues and start it
+ * @a: adapter
+ * @qid: queue index; allocated
+ *
+ * Return: as ena_qps_start() for the one pair.
+ */
+int ena_qp_start(struct ena_adapter *a, u16 qid)
+{
+	return ena_qps_start(a, qid, qid + 1);
 }
 
 /**

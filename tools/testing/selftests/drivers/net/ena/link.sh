@@ -5,6 +5,10 @@
 # and on once, then up to ENA_LINK_FLAPS (50) flaps in a row (at least 10,
 # none added after ENA_LINK_BUDGET_S (60) seconds; ENA_TEST_LONG=1: all),
 # an administrative down and up, and traffic still passes afterwards.
+# Then opens against slow admin completions: out of order (latency plus
+# jitter), where our driver sends the CREATE commands of all its queues
+# together (the model counts the most it held at once), and against a device
+# that works on one admin command at a time (admin-parallel=1).
 . "$(dirname "$0")/ena_lib.sh"
 flaps=${ENA_LINK_FLAPS:-50}
 
@@ -24,7 +28,7 @@ link_is() { # IFACE up|down
 		ip_state "$1" "${2^^}"
 }
 
-ktap_header 8
+ktap_header 11
 d0=$(dmesg_lines)
 ena_load && ena_wait_ifaces 2 && pair_setup || ktap_diag "setup failed"
 ktap_check "link up: carrier, operstate up, ip link state UP" link_is "$A" up
@@ -48,6 +52,43 @@ admin_cycle() {
 }
 ktap_check "ip link set down: operstate down; up again: operstate up" admin_cycle
 ktap_check "traffic passes after the flaps" ping_ok 5
+
+# reopen IFACE; prints how long `ip link set up` took
+reopen() {
+	local t0 t1
+	ip link set "$A" down && wait_no_carrier "$A" 10 || return 1
+	t0=${EPOCHREALTIME/./}
+	ip link set "$A" up || return 1
+	t1=${EPOCHREALTIME/./}
+	link_is "$A" up && ping_ok 3 || { echo "no traffic after the open"; return 1; }
+	echo "ip link set up: $(((t1 - t0) / 1000)) ms"
+}
+nq=$(chan Current)
+slow_open() {
+	model_set ena0 stat-reset true >/dev/null &&
+		model_set_many ena0 admin-latency-us 300 admin-jitter-us 600 >/dev/null ||
+		return 1
+	reopen || return 1
+	inflight=$(model_get ena0 stat-admin-max-inflight)
+	echo "$nq queue pairs; the device held at most $inflight admin commands at once"
+}
+ktap_check "open with slow admin completions out of order: link up, traffic passes" slow_open
+pipelined() { # every CQ of the open went to the device together
+	[ "${inflight:-0}" -ge $((2 * ${nq:-1})) ] ||
+		{ echo "at most ${inflight:-?} admin commands at once, want >= $((2 * ${nq:-1})) (the CQs of $nq queue pairs)"; return 1; }
+	echo "at most $inflight admin commands at once ($nq queue pairs)"
+}
+if is_ours; then
+	ktap_check "open sends the CREATE_CQs of all queues together" pipelined
+else
+	ktap_skip "open sends the CREATE_CQs of all queues together" \
+		"the in-tree driver waits for each admin command ($inflight at once)"
+fi
+serial_open() {
+	model_set_many ena0 admin-parallel 1 admin-jitter-us 0 >/dev/null && reopen
+}
+ktap_check "a device that works on one admin command at a time: open works, traffic passes" serial_open
+model_set_many ena0 admin-latency-us 0 admin-jitter-us 0 admin-parallel 0 >/dev/null
 pair_teardown
 ktap_check "rmmod ena" ena_unload
 ktap_check "kernel log clean" dmesg_clean "$d0"
