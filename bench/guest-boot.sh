@@ -44,8 +44,11 @@ for ((r = 0; r <= reps; r++)); do
 		echo > $TR/trace
 		j=$("$here/boot-nl.py" --up --count "$ndev" --timeout 60 -- $(load_cmd "$v"))
 		bad=$(dmesg | grep -cE 'BUG|WARNING|Oops|Call Trace')
+		# queue pairs the first interface opened (one per vCPU, up to the device's)
+		qs=$(ls -d /sys/class/net/"$(ena_ifaces | head -1)"/queues/rx-* 2>/dev/null | wc -l)
 		"$here/boot-record.py" record $TR/trace "$j" kernel="$(uname -r)" variant="$v" \
 			rep=$r ndev="$ndev" latency_us="$lat" dmesg_bad="$bad" \
+			smp="$(nproc)" queues="$qs" \
 			host_load="${BENCH_HOST_LOAD:-?}" >> "$out"
 		ena_unload || { echo "bench: rmmod failed after $v" >&2; exit 1; }
 		sleep 0.2

@@ -322,6 +322,8 @@ def boot(*args):
     kernel = recs[0]["kernel"] if recs else "?"
     ndev = recs[0]["ndev"] if recs else 0
     lat = recs[0]["latency_us"] if recs else 0
+    smp = recs[0].get("smp", 2) if recs else 2
+    qpairs = "/".join(sorted({str(r.get("queues", "?")) for r in recs})) or "?"
     loads = sorted({r.get("host_load", "?") for r in recs})
     by = defaultdict(list)
     for r in recs:
@@ -334,9 +336,10 @@ def boot(*args):
              f"Raw data: `{', '.join(raws)}` ({len(recs)} loads in {reps} rounds, variants alternating "
              f"with the order rotated each round; a warm-up round of {len(warm)} loads is in the raw "
              "data as rep 0 and left out here).",
-             f"Guest: `tools/testing/vm/run --kernel {kernel.split('.')[0]}.{kernel.split('.')[1]} --ena {ndev}` "
-             f"(2 vCPUs, QEMU/TCG), model admin latency {lat} us on every device, model defaults "
-             "otherwise (8 queue pairs, LLQ on). Host load average (1/5/15 min) when the guest started: "
+             f"Guest: `tools/testing/vm/run --kernel {kernel.split('.')[0]}.{kernel.split('.')[1]} --ena {ndev} "
+             f"--smp {smp}` ({smp} vCPUs, QEMU/TCG), model admin latency {lat} us on every device, model "
+             f"defaults otherwise (8 queue pairs offered, LLQ on); each interface opened {qpairs} queue "
+             "pairs (one per vCPU). Host load average (1/5/15 min) when the guest started: "
              f"{'; '.join(loads)}.", "",
              "Each load runs the load command under a netlink listener (`ena_nl.py --up`, through "
              "`bench/boot-nl.py`) that sets every new ena interface up the instant RTM_NEWLINK "
@@ -396,6 +399,16 @@ def boot(*args):
         for a, b in rows:
             lo, hi = boot_ci([ms(x) for x in good(a, "boot_us")], [ms(x) for x in good(b, "boot_us")])
             lines.append(f"| {a} / {b} | {medb[a] / medb[b]:.2f}x | {lo:.2f}..{hi:.2f} |")
+    # RTNL held by one open (ndo_open runs under it): ours against stock
+    opn = {v: [ms(d) for r in by[v] if r["ok"] for d in r.get("open_dur_us", [])] for v in variants}
+    orows = [(a, b) for a, b in (("ours", "stock"), ("ours-async", "stock-async")) if opn.get(a) and opn.get(b)]
+    if orows:
+        lines += ["", "## RTNL held by one open (median open each, first / second)", "",
+                  "| | ours ms | stock ms | ratio | 95% interval |", "|---|---|---|---|---|"]
+        for a, b in orows:
+            lo, hi = boot_ci(opn[a], opn[b])
+            lines.append(f"| {a} / {b} | {med(opn[a]):.2f} | {med(opn[b]):.2f} | "
+                         f"{med(opn[a]) / med(opn[b]):.2f}x | {lo:.2f}..{hi:.2f} |")
     with open(prefix + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     # plot: per variant, box (p25..p75, whiskers p10..p90, median) of all up and of

@@ -8,6 +8,10 @@
 #   runs only when asked
 #   BENCH_TAG: appended to the probe part's file names, so a focused run
 #   (e.g. BENCH_LATENCIES=50 BENCH_REPS=20 BENCH_TAG=50us) keeps the sweep
+#   boot part: BENCH_BOOT_DEVICES (4), BENCH_BOOT_SMP (guest vCPUs, 2: each
+#   driver opens one queue pair per vCPU, up to the model's 8),
+#   BENCH_BOOT_LATENCY (model admin latency, 50 us); a run that changes one
+#   of them gets "-<devices>dev-<smp>cpu-<latency>us" in its file names
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tools/lib.sh"
@@ -49,19 +53,23 @@ tools/testing/vm/run --kernel 6.12 --ena 1 --smp 4 --ena-prop max-queues=32 --ti
 	-- env OUT="$top/$out" BENCH_REPS="${BENCH_REPS:-10}" bench/guest-reconfig.sh
 python3 bench/report.py reconfig "$out" "bench/results/$date-$rel-reconfig"
 fi
-# multi-device boot: 4 devices in one guest, first probe to all links up,
+# multi-device boot: 4 devices (BENCH_BOOT_DEVICES) in one guest, first probe to all links up,
 # stock vs ours, each with and without async_probe=1
 if part boot; then
 for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	rel=$(ena_kernel_release "$k")
-	out=$raw/$date-$rel-boot.jsonl
+	bdev=${BENCH_BOOT_DEVICES:-4} bsmp=${BENCH_BOOT_SMP:-2} blat=${BENCH_BOOT_LATENCY:-50}
+	btag=
+	[ "$bdev/$bsmp/$blat" = 4/2/50 ] || btag=-${bdev}dev-${bsmp}cpu-${blat}us
+	out=$raw/$date-$rel-boot$btag.jsonl
 	: > "$out"
 	snapshot_ko "$rel"
-	echo "bench: multi-device boot on $rel"
+	echo "bench: multi-device boot on $rel ($bdev devices, $bsmp vCPUs, admin latency $blat us)"
 	# the host's load average goes into every record (the host is shared)
 	BENCH_HOST_LOAD=$(cut -d' ' -f1-3 /proc/loadavg) ENA_KO=$top/$ko BENCH_OUT=$top/$out \
-		tools/testing/vm/run --kernel "$k" --ena 4 --timeout 3600 -- bench/guest-boot.sh
-	python3 bench/report.py boot "$out" "bench/results/$date-$rel-boot"
+		BENCH_BOOT_LATENCY=$blat tools/testing/vm/run --kernel "$k" --ena "$bdev" \
+		--smp "$bsmp" --timeout 3600 -- bench/guest-boot.sh
+	python3 bench/report.py boot "$out" "bench/results/$date-$rel-boot$btag"
 done
 fi
 # datapath, stock vs ours alternating round by round in one guest per kernel
