@@ -11,6 +11,11 @@
 # frames from the first. Beside each: the
 # ena IO interrupts of both devices per packet both devices moved, and the
 # guest's busy CPU time (user, system, irq, softirq) per GB received.
+# Also UDP 64 B at a fixed offered rate, the same for both drivers
+# (BENCH_DP_UDP_PPS, 15000 packets/s): at full rate the sender shares the
+# guest's CPU with the receiver, so a driver that sends faster leaves its own
+# receive path less CPU; at a fixed rate the received packets and the CPU
+# time per GB compare the receive cost alone.
 # One JSON line per driver, round and test into $BENCH_OUT.
 #   BENCH_REPS rounds (5), BENCH_DP_SECONDS per test (10)
 set -uo pipefail
@@ -83,6 +88,13 @@ udp64() {
 s = json.load(sys.stdin)["end"]["sum_received"]
 print((s["packets"] - s["lost_packets"]) / s["seconds"], s["bytes"])'
 }
+# the same at BENCH_DP_UDP_PPS packets/s offered
+udp64_fixed() {
+	local pps=${BENCH_DP_UDP_PPS:-15000}
+	iperf3 -c 10.77.0.2 -u -b $((pps * 64 * 8)) -l 64 -t "$secs" -J 2>/dev/null | python3 -c 'import json, sys
+s = json.load(sys.stdin)["end"]["sum_received"]
+print((s["packets"] - s["lost_packets"]) / s["seconds"], s["bytes"])'
+}
 # half round trip in us, median
 rr() {
 	sockperf ping-pong -i 10.77.0.2 -p 11111 -t "$secs" 2>/dev/null |
@@ -127,6 +139,7 @@ one_driver() {
 	measure tcp1 tcp 1
 	measure tcp4 tcp 4
 	measure udp64_pps udp64
+	measure udp64_fixed_pps udp64_fixed
 	measure rr_us rr
 	# the in-tree driver takes XDP with half its channels at most
 	ip netns exec ena-peer ethtool -L "$B" combined 1 && wait_carrier "$B" 15 ena-peer &&

@@ -448,6 +448,7 @@ def boot(*args):
 
 DP_TESTS = [("tcp1", "TCP, 1 stream", "Mbit/s", "TCP x1"), ("tcp4", "TCP, 4 streams", "Mbit/s", "TCP x4"),
             ("udp64_pps", "UDP 64 B received", "packets/s", "UDP 64 B"),
+            ("udp64_fixed_pps", "UDP 64 B received at a fixed offered rate", "packets/s", "UDP 64 B fixed"),
             ("rr_us", "UDP ping-pong, half round trip", "us", "ping-pong"),
             ("xdp_drop_pps", "XDP_DROP at the receiver (pktgen 60 B)", "packets/s", "XDP_DROP")]
 
@@ -469,8 +470,8 @@ def datapath(raw, prefix):
              "driver under test. Medians over the rounds, the range after them; ratio = ours / stock",
              "(above 1 is better for throughput and packets, below 1 for latency, interrupts and CPU).",
              "irq/pkt = ena IO interrupts of both devices per packet both moved; CPU s/GB = the",
-             "guest's busy CPU time per GB received (TCP only). Under TCG: compare ratios, not",
-             "absolute figures.", "",
+             "guest's busy CPU time per GB received (TCP and the fixed-rate UDP only). Under TCG:",
+             "compare ratios, not absolute figures.", "",
              "| test | unit | stock | ours | ours/stock | range stock | range ours "
              "| irq/pkt stock | irq/pkt ours | CPU s/GB stock | CPU s/GB ours |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -484,7 +485,8 @@ def datapath(raw, prefix):
         cg_s, cg_o = vals("stock", test, "cpu_s_per_gb"), vals("ours", test, "cpu_s_per_gb")
         irq_ratio = med(ip_o) / med(ip_s) if ip_s and ip_o and med(ip_s) else float("nan")
         ratios.append((short, ratio, irq_ratio))
-        cg = (f"{med(cg_s):.3g} | {med(cg_o):.3g}" if test.startswith("tcp") and cg_s and cg_o
+        cg = (f"{med(cg_s):.3g} | {med(cg_o):.3g}"
+              if (test.startswith("tcp") or test == "udp64_fixed_pps") and cg_s and cg_o
               else "- | -")
         lines.append(f"| {name} | {unit} | {med(s):.4g} | {med(o):.4g} | {ratio:.2f} | {rng(s)} | {rng(o)} "
                      f"| {med(ip_s):.3f} | {med(ip_o):.3f} | {cg} |")
