@@ -7,17 +7,18 @@
 #
 # Two ways to sleep:
 #  - The kernel's PM test mode (/sys/power/pm_test = devices, then
-#    `echo freeze > /sys/power/state`: every driver's suspend and resume
-#    callbacks run, the machine does not sleep). The guests of
-#    tools/testing/vm/run have their root filesystem on virtio-9p, which has
-#    no restore callback: a virtio device reset across the sleep leaves the
-#    guest without its files (seen: a hang right after "crng reseeded on
-#    system resumption"). The runner gives the 9p devices PCI PM's
-#    No_Soft_Reset, which kernels from 6.9 on honour on suspend/resume
-#    (not on hibernation's freeze/thaw): so the suspend case runs where
-#    p9_keeps_state says the root survives (6.12), and is skipped with the
-#    reason elsewhere (6.1); hibernation (`echo disk`) only with
-#    ENA_PM_TEST=1, on a guest whose root is not 9p.
+#    `echo freeze > /sys/power/state`, or `disk` for hibernation's
+#    freeze/thaw: every driver's callbacks run, the machine does not sleep).
+#    A virtio device reset across the sleep leaves a guest whose root is on
+#    virtio-9p (no restore callback) without its files (seen: a hang right
+#    after "crng reseeded on system resumption"). Two ways around it: the
+#    runner gives the 9p devices PCI PM's No_Soft_Reset, which kernels from
+#    6.9 on honour on suspend/resume (not on freeze/thaw), and `run
+#    --ramroot 1` runs the test from a root in memory, where no 9p file is
+#    touched. So the suspend case runs on a RAM root (every kernel) or where
+#    p9_keeps_state says the 9p root survives (6.12), hibernation on a RAM
+#    root only; elsewhere both are skipped with the reason (ENA_PM_TEST=1
+#    forces them).
 #  - Our driver's debugfs hook pm_cycle: its suspend and resume callbacks,
 #    back to back, under the device lock as the PM core calls them (the PCI
 #    core's own config-space save and power state change are not part of
@@ -100,6 +101,8 @@ p9_keeps_state() {
 	done
 	[ $n -gt 0 ]
 }
+# root_in_memory: this guest's root is a tmpfs (run --ramroot 1), not 9p
+root_in_memory() { [ "$(stat -f -c %T /)" = tmpfs ]; }
 pm_cycle() { echo 1 > "/sys/kernel/debug/ena/$(ena_bdf "$A")/pm_cycle"; }
 
 ktap_header 5
@@ -121,16 +124,18 @@ fi
 t="system sleep (s2idle, pm_test=devices): config and traffic back"
 if [ ! -w /sys/power/pm_test ]; then
 	ktap_skip "$t" "no /sys/power/pm_test (CONFIG_PM_DEBUG)"
-elif [ "${ENA_PM_TEST:-0}" = 1 ] || p9_keeps_state; then
+elif [ "${ENA_PM_TEST:-0}" = 1 ] || root_in_memory || p9_keeps_state; then
 	ktap_check "$t" sleep_and_check pm_test_sleep freeze
 else
-	ktap_skip "$t" "this kernel resets the guest's virtio-9p root on resume (No_Soft_Reset is honoured from 6.9 on)"
+	ktap_skip "$t" "this kernel resets the guest's virtio-9p root on resume (No_Soft_Reset is honoured from 6.9 on): runs on a RAM root (run --ramroot 1)"
 fi
 t="hibernation freeze/thaw (pm_test=devices): config and traffic back"
-if [ "${ENA_PM_TEST:-0}" = 1 ] && [ -w /sys/power/pm_test ]; then
+if [ ! -w /sys/power/pm_test ]; then
+	ktap_skip "$t" "no /sys/power/pm_test (CONFIG_PM_DEBUG)"
+elif [ "${ENA_PM_TEST:-0}" = 1 ] || root_in_memory; then
 	ktap_check "$t" sleep_and_check pm_test_sleep disk
 else
-	ktap_skip "$t" "ENA_PM_TEST=1 only: freeze/thaw resets every virtio device, and the guest's 9p root has no restore"
+	ktap_skip "$t" "freeze/thaw resets every virtio device, and this guest's 9p root has no restore: runs on a RAM root (run --ramroot 1)"
 fi
 pair_teardown
 unload_clean() { timeout 30 rmmod ena && dmesg_clean "$d0"; }
