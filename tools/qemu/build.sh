@@ -121,7 +121,9 @@ rm -rf "$out"; mv "$out.tmp" "$out"
 ln -sfn "$hash" "$ENA_CACHE/qemu/current"
 # keep the newest few builds, and any build a checkout used within two days
 # (a test run of another checkout boots its own build until it ends)
+# (an if, not `[ ] && rm`: a false test as the loop's last command would
+# fail the pipeline, and set -e the whole build after it succeeded)
 ls -1dt "$ENA_CACHE"/qemu/*/ | tail -n +6 | while read -r d; do
-	[ -n "$(find "$d" -maxdepth 0 -mmin +2880)" ] && rm -rf "$d"
+	if [ -n "$(find "$d" -maxdepth 0 -mmin +2880)" ]; then rm -rf "$d"; fi
 done
 echo "build.sh: $out/qemu-system-x86_64"

@@ -78,6 +78,13 @@
 
 /* Admin submission entry (64 bytes) */
 #define ENAHW_ADMIN_ENTRY_SIZE      64
+/*
+ * Host-info page (SET HOST_ATTR_CONFIG): os_type @0, os_dist_str[128] @4,
+ * os_dist @132, kernel_ver_str[32] @136, kernel_ver @168, driver_version
+ * @172, supported_network_features[2] @176, spec_version @184, bdf @186,
+ * num_cpus @188, driver_supported_features @192.
+ */
+#define ENAHW_HOST_INFO_SIZE        196
 #define ENAHW_SQE_CMD_ID            0       /* u16, bits 11:0 */
 #define ENAHW_SQE_OPCODE            2       /* u8 */
 #define ENAHW_SQE_FLAGS             3       /* u8 */

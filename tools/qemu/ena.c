@@ -426,6 +426,15 @@ static void ena_set_fatal(Object *obj, bool val, Error **errp)
     }
 }
 
+/* fault-aenq-fatal: writing true posts one FATAL_ERROR AENQ event */
+static void ena_set_aenq_fatal(Object *obj, bool val, Error **errp)
+{
+    if (val && !ena_post_fatal_event(ENA(obj))) {
+        error_setg(errp, "fault-aenq-fatal: the driver has not enabled "
+                   "the FATAL_ERROR group, or the AENQ is full");
+    }
+}
+
 static bool ena_get_false(Object *obj, Error **errp)
 {
     return false;
@@ -460,6 +469,53 @@ static char *ena_get_by_opcode(Object *obj, Error **errp)
     return g_string_free(str, false);
 }
 
+/*
+ * mac-reported: the MAC address DEVICE_ATTRIBUTES reports instead of the
+ * NIC's own (empty: the NIC's); read by the driver at probe and reset, so
+ * setting it and resetting models a device whose address changed.
+ */
+static char *ena_get_mac_reported(Object *obj, Error **errp)
+{
+    EnaState *s = ENA(obj);
+    const uint8_t *m = s->mac_reported;
+
+    if (!s->mac_reported_set) {
+        return g_strdup("");
+    }
+    return g_strdup_printf("%02x:%02x:%02x:%02x:%02x:%02x",
+                           m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+static void ena_set_mac_reported(Object *obj, const char *str, Error **errp)
+{
+    EnaState *s = ENA(obj);
+    unsigned int m[6];
+    int i;
+
+    if (!*str) {
+        s->mac_reported_set = false;
+        return;
+    }
+    if (sscanf(str, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
+               &m[5]) != 6) {
+        error_setg(errp, "mac-reported: not a MAC address: %s", str);
+        return;
+    }
+    for (i = 0; i < 6; i++) {
+        if (m[i] > 0xff) {
+            error_setg(errp, "mac-reported: not a MAC address: %s", str);
+            return;
+        }
+        s->mac_reported[i] = m[i];
+    }
+    s->mac_reported_set = true;
+}
+
+static char *ena_get_host_info(Object *obj, Error **errp)
+{
+    return ena_host_info_str(ENA(obj));
+}
+
 /* "queues": one line per live SQ and the RSS table, for a test's report */
 static char *ena_get_queues(Object *obj, Error **errp)
 {
@@ -476,14 +532,17 @@ static char *ena_get_queues(Object *obj, Error **errp)
         }
         cq = &s->cqs[sq->cq];
         g_string_append_printf(str, "sq %u %s head %u tail %u cq %u tail %u "
-                               "vec %u%s%s\n", i,
+                               "vec %u%s%s%s\n", i,
                                sq->dir == ENAHW_DIR_TX ? "tx" : "rx",
                                sq->head, sq->tail, sq->cq, cq->tail,
                                cq->vector,
                                cq->vector < s->nr_vectors &&
                                s->vec_masked[cq->vector] ? " masked" : "",
                                cq->vector < s->nr_vectors &&
-                               s->vec_pending[cq->vector] ? " pending" : "");
+                               s->vec_pending[cq->vector] ? " pending" : "",
+                               sq->dir != ENAHW_DIR_TX ? "" :
+                               sq->placement == ENAHW_PLACE_DEV ? " llq" :
+                               " host");
     }
     if (s->rss_table_set) {
         n = 1u << s->rss_table_log;
@@ -672,6 +731,8 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "fault-delay-next-ms", &s->fault_delay_next_ms, NULL);
     ena_add_u32(obj, "fault-malformed", &s->fault_malformed, NULL);
     object_property_add_bool(obj, "fault-fatal", ena_get_fatal, ena_set_fatal);
+    object_property_add_bool(obj, "fault-aenq-fatal", ena_get_false,
+                             ena_set_aenq_fatal);
     object_property_add_bool(obj, "tx-hold", ena_get_tx_hold, ena_set_tx_hold);
     ena_add_u32(obj, "fault-rx-bad-reqid", &s->fault_rx_bad_reqid, NULL);
     ena_add_u32(obj, "fault-rx-bad-len", &s->fault_rx_bad_len, NULL);
@@ -743,6 +804,9 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-io-irqs", &s->st.io_irqs);
     ena_add_stat(obj, "stat-io-irqs-held", &s->st.io_irqs_held);
     object_property_add_str(obj, "queues", ena_get_queues, NULL);
+    object_property_add_str(obj, "host-info", ena_get_host_info, NULL);
+    object_property_add_str(obj, "mac-reported", ena_get_mac_reported,
+                            ena_set_mac_reported);
     ena_add_stat(obj, "stat-react-count", NULL);
     ena_add_stat(obj, "stat-react-median-ns", NULL);
     ena_add_stat(obj, "stat-react-p90-ns", NULL);

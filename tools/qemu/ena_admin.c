@@ -137,6 +137,14 @@ void ena_post_link(EnaState *s)
     }
 }
 
+/* one FATAL_ERROR event (property fault-aenq-fatal); false if not posted */
+bool ena_post_fatal_event(EnaState *s)
+{
+    uint8_t data[4] = { 0 };
+
+    return ena_aenq_post(s, ENAHW_AEG_FATAL_ERROR, 0, data, sizeof(data));
+}
+
 void ena_keepalive_arm(EnaState *s)
 {
     if (s->keepalive_ms) {
@@ -450,7 +458,8 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         stl_le_p(r + 12, ena_capabilities(s));
         stl_le_p(r + 16, 48);                   /* phys_addr_width */
         stl_le_p(r + 20, 48);                   /* virt_addr_width */
-        memcpy(r + 24, s->conf.macaddr.a, 6);
+        memcpy(r + 24, s->mac_reported_set ? s->mac_reported :
+               s->conf.macaddr.a, 6);
         stl_le_p(r + 32, ENA_MAX_MTU);
         return ENAHW_ST_OK;
 
@@ -877,6 +886,40 @@ static void ena_admin_execute(EnaState *s, const uint8_t *sqe)
     stw_le_p(cqe + ENAHW_CQE_CMD_ID, cmd_id);
     cqe[ENAHW_CQE_STATUS] = status;
     ena_admin_complete(s, cqe);
+}
+
+/*
+ * The host-info page the driver handed over with SET HOST_ATTR_CONFIG, read
+ * now from guest memory, as "key=value" lines (property "host-info"): what
+ * the device would learn about the instance's OS and driver.
+ */
+char *ena_host_info_str(EnaState *s)
+{
+    uint8_t p[ENAHW_HOST_INFO_SIZE];
+    char dist[129], kver[33];
+    uint16_t bdf;
+
+    if (!s->host_info_addr) {
+        return g_strdup("");
+    }
+    if (pci_dma_read(PCI_DEVICE(s), s->host_info_addr, p, sizeof(p)) !=
+        MEMTX_OK) {
+        return g_strdup("unreadable\n");
+    }
+    memcpy(dist, p + 4, 128);
+    dist[128] = 0;
+    memcpy(kver, p + 136, 32);
+    kver[32] = 0;
+    bdf = lduw_le_p(p + 186);
+    return g_strdup_printf("os_type=%u\nos_dist_str=%s\nos_dist=%u\n"
+                           "kernel_ver_str=%s\nkernel_ver=0x%x\n"
+                           "driver_version=0x%x\nspec_version=0x%x\n"
+                           "bdf=%02x:%02x.%x\nnum_cpus=%u\n"
+                           "driver_supported_features=0x%x\n",
+                           ldl_le_p(p), dist, ldl_le_p(p + 132), kver,
+                           ldl_le_p(p + 168), ldl_le_p(p + 172),
+                           lduw_le_p(p + 184), bdf >> 8, (bdf >> 3) & 0x1f,
+                           bdf & 7, lduw_le_p(p + 188), ldl_le_p(p + 192));
 }
 
 void ena_aq_doorbell(EnaState *s, uint32_t val)

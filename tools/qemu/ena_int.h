@@ -205,6 +205,8 @@ struct EnaState {
     bool llq_configured;
     uint32_t llq_entry;     /* entry size chosen with SET LLQ */
     uint64_t host_info_addr;
+    bool mac_reported_set;      /* property mac-reported */
+    uint8_t mac_reported[6];
     uint8_t rss_func;
     uint32_t rss_init;
     uint8_t rss_key[ENAHW_RSS_KEY_BYTES];
@@ -278,6 +280,7 @@ uint32_t ena_aq_depth(EnaState *s);
 uint32_t ena_acq_depth(EnaState *s);
 uint32_t ena_aenq_depth(EnaState *s);
 void ena_post_link(EnaState *s);
+bool ena_post_fatal_event(EnaState *s);
 void ena_keepalive_arm(EnaState *s);
 void ena_keepalive_cb(void *opaque);
 void ena_soft_reset(EnaState *s);
@@ -287,6 +290,7 @@ void ena_admin_timer_cb(void *opaque);
 uint32_t ena_llq_max_depth(EnaState *s);
 uint32_t ena_max_depth(EnaState *s);
 void ena_aq_doorbell(EnaState *s, uint32_t val);
+char *ena_host_info_str(EnaState *s);
 
 /* ena_io.c: IO queues, doorbells, LLQ, RSS, RX, TX, IO interrupts */
 void ena_drop_queues(EnaState *s);

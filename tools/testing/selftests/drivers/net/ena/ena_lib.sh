@@ -162,11 +162,12 @@ model_link() { "$QMP" set_link "$1" "$2"; }  # model_link ena0 off
 
 # --- two hosts on one wire ---------------------------------------------------
 
-# pair_setup: first interface stays here as 10.77.0.1 / fd77::1, the second
-# moves into netns "ena-peer" as 10.77.0.2 / fd77::2. Sets A and B.
+# pair_setup [IF_A IF_B]: first interface (IF_A, or the first of ena_ifaces)
+# stays here as 10.77.0.1 / fd77::1, the second moves into netns "ena-peer"
+# as 10.77.0.2 / fd77::2. Sets A and B.
 pair_setup() {
 	local ifs
-	mapfile -t ifs < <(ena_ifaces)
+	if [ $# = 2 ]; then ifs=("$1" "$2"); else mapfile -t ifs < <(ena_ifaces); fi
 	[ "${#ifs[@]}" -ge 2 ] || return 1
 	A=${ifs[0]} B=${ifs[1]}
 	# a new namespace takes init_net's "all"/"default" IPv6 settings, so
