@@ -105,10 +105,7 @@ mac_changed() {
 	# the reset: keep-alives stop (both drivers reset on that; the in-tree
 	# one ignores the fatal status bit)
 	model_set_many ena0 mac-reported 52:54:00:e0:00:99 keepalive-ms 0 || return 1
-	for ((i = 0; i < 120; i++)); do
-		[ "$(model_get ena0 stat-resets)" -gt "$r0" ] && break
-		sleep 0.25
-	done
+	wait_model_reset "$r0" 30 >/dev/null
 	model_set ena0 keepalive-ms "$k0"
 	for ((i = 0; i < 40; i++)); do
 		dmesg | grep -qE "MAC address changed across the reset|mac address are different" && break
@@ -223,7 +220,7 @@ except socket.timeout:
 # again. The device's missing-completion hint is set long (60 s, at load)
 # so that the watchdog, not that check, notices first.
 tx_watchdog() {
-	local r0 t0 t1 i j
+	local r0 t0 t1 i
 	r0=$(model_get ena0 stat-resets) t0=$(eth_stat "$A" tx_timeout)
 	model_set ena0 tx-hold true
 	python3 - <<-'PY'
@@ -245,10 +242,7 @@ tx_watchdog() {
 		sleep 0.25
 	done
 	model_set ena0 tx-hold false
-	for ((j = 0; j < 40; j++)); do
-		[ "$(model_get ena0 stat-resets)" -gt "$r0" ] && break
-		sleep 0.25
-	done
+	wait_model_reset "$r0" 10 >/dev/null
 	echo "tx_timeout $t0 -> $t1 after $((i / 4)) s, device resets $r0 -> $(model_get ena0 stat-resets)"
 	[ "${t1:-0}" -gt "${t0:-0}" ] && [ "$(model_get ena0 stat-resets)" -gt "$r0" ] || return 1
 	wait_carrier "$A" 20 && ping_ok 5
@@ -256,13 +250,10 @@ tx_watchdog() {
 # aenq_fatal: a FATAL_ERROR event from the device leads to a reset, and
 # traffic passes after it
 aenq_fatal() {
-	local r0 i
+	local r0
 	r0=$(model_get ena0 stat-resets)
 	model_set ena0 fault-aenq-fatal true || return 1
-	for ((i = 0; i < 80; i++)); do
-		[ "$(model_get ena0 stat-resets)" -gt "$r0" ] && break
-		sleep 0.25
-	done
+	wait_model_reset "$r0" 20 >/dev/null
 	dmesg | grep -i "fatal error event" | tail -n 1
 	echo "device resets $r0 -> $(model_get ena0 stat-resets)"
 	[ "$(model_get ena0 stat-resets)" -gt "$r0" ] || return 1
@@ -275,10 +266,7 @@ fewer_after_reset() {
 	QMAX0=$(model_get ena0 max-queues) DMAX0=$(model_get ena0 max-depth)
 	r0=$(model_get ena0 stat-resets)
 	model_set_many ena0 max-queues 1 max-depth 256 fault-fatal true
-	for ((i = 0; i < 80; i++)); do
-		[ "$(model_get ena0 stat-resets)" -gt "$r0" ] && break
-		sleep 0.25
-	done
+	wait_model_reset "$r0" 20 >/dev/null
 	model_set ena0 fault-fatal false
 	wait_carrier "$A" 20
 	for ((i = 0; i < 40; i++)); do

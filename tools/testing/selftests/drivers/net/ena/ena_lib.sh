@@ -159,6 +159,17 @@ model_set() { "$QMP" qom-set "$1" "$2" "$3"; } # model_set ena0 admin-latency-us
 # model_set_many DEV PROP VALUE [PROP VALUE...]: in order, one process start
 model_set_many() { "$QMP" qom-set "$@"; }
 model_link() { "$QMP" set_link "$1" "$2"; }  # model_link ena0 off
+# wait_model_reset N0 [SECONDS]: true once device ena0 has counted more than
+# N0 resets (its stat-resets), polled every 0.25 s for SECONDS (default 20)
+wait_model_reset() {
+	local n0=$1 end=$((SECONDS + ${2:-20}))
+	while [ $SECONDS -lt $end ]; do
+		[ "$(model_get ena0 stat-resets)" -gt "$n0" ] && return 0
+		sleep 0.25
+	done
+	echo "no device reset within ${2:-20}s"
+	return 1
+}
 
 # --- two hosts on one wire ---------------------------------------------------
 

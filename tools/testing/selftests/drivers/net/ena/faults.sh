@@ -65,15 +65,7 @@ recovered() {
 	return 1
 }
 # wait_reset N: the model sees more than N device resets within detect_s
-wait_reset() {
-	local n0=$1 end=$((SECONDS + detect_s))
-	while [ $SECONDS -lt $end ]; do
-		[ "$(model_get ena0 stat-resets)" -gt "$n0" ] && return 0
-		sleep 0.25
-	done
-	echo "no device reset within ${detect_s}s"
-	return 1
-}
+wait_reset() { wait_model_reset "$1" "$detect_s"; }
 # an admin command the driver sends while up: SET_FEATURE MTU
 set_mtu() { ip link set "$A" mtu "$1"; }
 fails_cleanly() { ! "$@"; }
