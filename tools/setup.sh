@@ -52,12 +52,15 @@ pkgs=(build-essential bc flex bison libelf-dev libssl-dev kmod sparse coccinelle
       ninja-build pkg-config libglib2.0-dev libpixman-1-dev libslirp-dev libfdt-dev
       libcap-ng-dev libattr1-dev python3-venv dpkg-dev
       seabios ipxe-qemu qemu-system-data dkms gcc-12 xz-utils linux-source-6.12
-      dwarves python3-docutils iperf3 sockperf)
+      dwarves python3-docutils iperf3 sockperf kexec-tools)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
+	# kexec-tools is for the guests (shutdown.sh kexecs a guest): the host
+	# keeps rebooting through its firmware, not into a loaded kernel
+	echo "kexec-tools kexec-tools/load_kexec boolean false" | debconf-set-selections
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 # QEMU 10.0 needs meson >= 1.5: bookworm-backports has it.

@@ -348,6 +348,22 @@ static void ena_set_max_depth(Object *obj, Visitor *v, const char *name,
     s->max_depth = val;
 }
 
+static void ena_set_max_tx_sgl(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    EnaState *s = ENA(obj);
+    uint32_t val;
+
+    if (!visit_type_uint32(v, name, &val, errp)) {
+        return;
+    }
+    if (val < 1 || val > ENA_PKT_DESCS_MAX / 2) {
+        error_setg(errp, "max-tx-sgl must be in 1..%u", ENA_PKT_DESCS_MAX / 2);
+        return;
+    }
+    s->max_tx_sgl = val;
+}
+
 /*
  * max-queues and llq size the device at realize (MSI-X vectors, queue
  * tables, the LLQ window); afterwards they may move within that size and
@@ -555,6 +571,51 @@ static char *ena_get_queues(Object *obj, Error **errp)
     return g_string_free(str, false);
 }
 
+/*
+ * "dma-targets": every guest address range the device would still write to
+ * or read from if it ran on (admin queue and completions, AENQ, the MMIO
+ * read response, host info, each live queue), and whether PCI bus
+ * mastering is on; empty list and "bus-master off" once the driver stopped
+ * the device.  For tests of shutdown and teardown.
+ */
+static char *ena_get_dma_targets(Object *obj, Error **errp)
+{
+    EnaState *s = ENA(obj);
+    PCIDevice *pd = PCI_DEVICE(s);
+    GString *str = g_string_new(NULL);
+    uint32_t i;
+
+    if (s->aq_base) {
+        g_string_append(str, "admin-sq ");
+    }
+    if (s->acq_base) {
+        g_string_append(str, "admin-cq ");
+    }
+    if (s->aenq_base) {
+        g_string_append(str, "aenq ");
+    }
+    if (s->mmio_resp_addr) {
+        g_string_append(str, "mmio-response ");
+    }
+    if (s->host_info_addr) {
+        g_string_append(str, "host-info ");
+    }
+    for (i = 0; s->sqs && i < ena_nsq(s); i++) {
+        if (s->sqs[i].live) {
+            g_string_append_printf(str, "sq%u ", i);
+        }
+    }
+    for (i = 0; s->cqs && i < ena_nsq(s); i++) {
+        if (s->cqs[i].live) {
+            g_string_append_printf(str, "cq%u ", i);
+        }
+    }
+    g_string_append_printf(str, "bus-master %s",
+                           pci_get_word(pd->config + PCI_COMMAND) &
+                           PCI_COMMAND_MASTER ? "on" : "off");
+    return g_string_free(str, false);
+}
+
 static uint64_t ena_ring_bytes(EnaState *s)
 {
     uint64_t b = 0;
@@ -698,6 +759,7 @@ static void ena_instance_init(Object *obj)
     s->admin_jitter_us = 0;
     s->reset_latency_us = 100;
     s->max_depth = ENA_DEPTH_LIMIT;
+    s->max_tx_sgl = ENA_PKT_DESCS_MAX / 2;
     s->keepalive_ms = 1000;
     s->fault_status_opcode = -1;
     s->fault_status_code = ENAHW_ST_UNKNOWN;
@@ -719,6 +781,7 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "admin-parallel", &s->admin_parallel, NULL);
     ena_add_u32(obj, "reset-latency-us", &s->reset_latency_us, NULL);
     ena_add_u32(obj, "max-depth", &s->max_depth, ena_set_max_depth);
+    ena_add_u32(obj, "max-tx-sgl", &s->max_tx_sgl, ena_set_max_tx_sgl);
     ena_add_u32(obj, "keepalive-ms", &s->keepalive_ms, ena_set_keepalive);
     /* interrupt moderation's delay unit in us; 0: no moderation feature */
     ena_add_u32(obj, "intr-delay-resolution", &s->intr_delay_res, NULL);
@@ -798,12 +861,14 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-ring-bytes", NULL);
     ena_add_stat(obj, "stat-resets", &s->st.resets);
     ena_add_stat(obj, "stat-tx-packets", &s->st.tx_packets);
+    ena_add_stat(obj, "stat-tx-over-sgl", &s->st.tx_over_sgl);
     ena_add_stat(obj, "stat-rx-packets", &s->st.rx_packets);
     ena_add_stat(obj, "stat-rx-dropped", &s->st.rx_dropped);
     ena_add_stat(obj, "stat-aenq-dropped", &s->st.aenq_dropped);
     ena_add_stat(obj, "stat-io-irqs", &s->st.io_irqs);
     ena_add_stat(obj, "stat-io-irqs-held", &s->st.io_irqs_held);
     object_property_add_str(obj, "queues", ena_get_queues, NULL);
+    object_property_add_str(obj, "dma-targets", ena_get_dma_targets, NULL);
     object_property_add_str(obj, "host-info", ena_get_host_info, NULL);
     object_property_add_str(obj, "mac-reported", ena_get_mac_reported,
                             ena_set_mac_reported);

@@ -475,7 +475,7 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         stl_le_p(r + 32, ena_max_depth(s));     /* rx cq depth */
         stl_le_p(r + 36, ENAHW_LLQ_ENTRY_BYTES -
                  ENAHW_LLQ_DESCS_BEFORE_HDR * 16); /* max tx header */
-        stw_le_p(r + 40, ENA_PKT_DESCS_MAX / 2);   /* tx descs per packet */
+        stw_le_p(r + 40, s->max_tx_sgl);           /* tx descs per packet */
         stw_le_p(r + 42, ENA_RX_DESCS_PER_PKT);    /* rx descs per packet */
         if (ena_fuzz_hit(s, ENA_FUZZ_ADMIN_SIZE)) {
             static const uint8_t off[] = { 0, 4, 20, 32 };
@@ -499,7 +499,7 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         stl_le_p(r + 20, s->llq_enabled ? ena_llq_max_depth(s) : 0);
         stl_le_p(r + 24, ENAHW_LLQ_ENTRY_BYTES -
                  ENAHW_LLQ_DESCS_BEFORE_HDR * 16);
-        stw_le_p(r + 28, ENA_PKT_DESCS_MAX / 2);
+        stw_le_p(r + 28, s->max_tx_sgl);
         stw_le_p(r + 30, ENA_RX_DESCS_PER_PKT);
         return ENAHW_ST_OK;
 
@@ -507,7 +507,7 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         /* zero means "keep the driver's default" for every hint */
         stw_le_p(r + 4, s->hint_missing_tx_ms);
         stw_le_p(r + 6, s->hint_missed_tx);
-        stw_le_p(r + 12, ENA_PKT_DESCS_MAX / 2); /* max tx sgl */
+        stw_le_p(r + 12, s->max_tx_sgl);         /* max tx sgl */
         stw_le_p(r + 14, ENA_RX_DESCS_PER_PKT);  /* max rx sgl */
         return ENAHW_ST_OK;
 

@@ -99,6 +99,7 @@ typedef struct EnaStats {
     uint64_t queues_destroyed;
     uint64_t resets;
     uint64_t tx_packets;
+    uint64_t tx_over_sgl;       /* packets over max-tx-sgl buffers, dropped */
     uint64_t tx_bytes;
     uint64_t rx_packets;
     uint64_t rx_bytes;
@@ -133,6 +134,7 @@ struct EnaState {
     uint32_t admin_parallel;  /* commands worked on at once; 0: all */
     uint32_t reset_latency_us;
     uint32_t max_depth;
+    uint32_t max_tx_sgl;    /* buffers per TX packet the device takes */
     uint32_t keepalive_ms;
     int32_t fault_status_opcode;
     uint32_t fault_status_code;

@@ -417,6 +417,7 @@ typedef struct EnaTxPkt {
     bool comp;
     uint8_t hdr_len;
     uint32_t ndesc;
+    uint32_t nbuf;      /* descriptors with data */
 } EnaTxPkt;
 
 /* Fill the L4 checksum (and the IPv4 header checksum) the driver asked for. */
@@ -515,6 +516,7 @@ static bool ena_tx_desc(EnaState *s, EnaSq *sq, const uint8_t *desc,
     blen = w0 & ENAHW_TXD_LEN_MASK;
     addr = ((uint64_t)(w3 & ENAHW_TXD_ADDR_HI_MASK) << 32) | w2;
     if (blen) {
+        p->nbuf++;
         if (p->len + blen > ENA_TX_FRAME_MAX) {
             qemu_log_mask(LOG_GUEST_ERROR, "ena: TX frame too long\n");
             p->bad = true;
@@ -567,6 +569,13 @@ static void ena_tx_finish(EnaState *s, EnaSq *sq, uint32_t qidx, EnaTxPkt *p)
 {
     NetClientState *nc = qemu_get_queue(s->nic);
 
+    if (p->nbuf > s->max_tx_sgl) {
+        /* more buffers than the device said it takes: not sent */
+        qemu_log_mask(LOG_GUEST_ERROR, "ena: TX packet of %u buffers, "
+                      "max %u\n", p->nbuf, s->max_tx_sgl);
+        s->st.tx_over_sgl++;
+        p->bad = true;
+    }
     if (!p->bad && p->len) {
         if (p->w1 & (ENAHW_TXD_L4_CSUM | ENAHW_TXD_L3_CSUM)) {
             ena_tx_csum(s, sq, s->tx_frame, p->len, p->w1);

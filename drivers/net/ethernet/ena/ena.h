@@ -520,6 +520,7 @@ void ena_reg_write_ring(struct ena_adapter *a, u32 base_lo, u32 caps_reg,
 int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val);
 int ena_mmio_init(struct ena_adapter *a);
 void ena_mmio_program(struct ena_adapter *a);
+void ena_mmio_forget(struct ena_adapter *a);
 void ena_mmio_fini(struct ena_adapter *a);
 int ena_dev_reset(struct ena_adapter *a, enum ena_reset_reason reason);
 int ena_admin_alloc(struct ena_adapter *a);

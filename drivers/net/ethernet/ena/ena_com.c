@@ -139,11 +139,25 @@ int ena_mmio_init(struct ena_adapter *a)
 	return 0;
 }
 
-void ena_mmio_fini(struct ena_adapter *a)
+/**
+ * ena_mmio_forget() - the device keeps no address for readless responses
+ * @a: the adapter
+ *
+ * Register reads become plain MMIO reads from here on.  After a reset the
+ * device holds the response address again (ena_dev_reset() programs it):
+ * whatever comes next (a kexec'd kernel, another driver) must not find the
+ * device pointing into this kernel's memory.
+ */
+void ena_mmio_forget(struct ena_adapter *a)
 {
 	clear_bit(ENA_F_READLESS, &a->flags);
 	ena_reg_write(a, ENA_REG_MMIO_RESP_LO, 0);
 	ena_reg_write(a, ENA_REG_MMIO_RESP_HI, 0);
+}
+
+void ena_mmio_fini(struct ena_adapter *a)
+{
+	ena_mmio_forget(a);
 	dma_free_coherent(&a->pdev->dev, sizeof(*a->mmio_resp), a->mmio_resp,
 			  a->mmio_resp_dma);
 	a->mmio_resp = NULL;

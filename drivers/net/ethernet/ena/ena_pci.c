@@ -367,8 +367,9 @@ static void ena_remove(struct pci_dev *pdev)
 /*
  * Shutdown (reboot, kexec): the device must stop writing to memory the
  * next kernel will own.  Close the interface, stop health and the
- * management interrupt, reset the device and clear bus mastering.  The
- * memory itself is left alone: nothing runs after this.
+ * management interrupt, reset the device, clear bus mastering and the
+ * readless response address (the reset's own reads programmed it again).
+ * The memory itself is left alone: nothing runs after this.
  */
 static void ena_shutdown(struct pci_dev *pdev)
 {
@@ -382,6 +383,7 @@ static void ena_shutdown(struct pci_dev *pdev)
 		dev_close(a->netdev);
 	rtnl_unlock();
 	ena_device_fini(a);
+	ena_mmio_forget(a);
 }
 
 /**

@@ -6,12 +6,14 @@
 # device with an invalid MAC gets a random one, `ethtool -i`, autoload by
 # the device's modalias (ours from an updates/ directory, as DKMS installs
 # it), the host information the device receives, `ethtool -K` toggles,
-# timestamping info, IRQ affinity hints, netconsole (netpoll), the stack's
-# TX watchdog resetting a device that stopped sending, a FATAL_ERROR event
-# (ours only: the in-tree driver ignores it), TX descriptors in host memory
-# when the device offers no LLQ, a MAC address that changed across a
-# reset (refused), and (ours only: the in-tree driver does not reconcile) a
-# device that offers fewer queues and smaller rings after a reset.
+# the RX hash the stack receives, timestamping info, IRQ affinity hints,
+# netconsole (netpoll), the stack's TX watchdog resetting a device that
+# stopped sending, a FATAL_ERROR event (ours only: the in-tree driver
+# ignores it), linearizing packets of more buffers than the device takes,
+# TX descriptors in host memory when the device offers no LLQ, a MAC
+# address that changed across a reset (refused), and (ours only: the
+# in-tree driver does not reconcile) a device that offers fewer queues and
+# smaller rings after a reset.
 #
 # Five devices (tests.list gives each a PCI ID of the in-tree table with
 # --ena-prop I:device-id=..., and device 4 the invalid MAC); devices 0 and 1
@@ -23,7 +25,8 @@ tmpd=$(mktemp -d)
 cleanup() {
 	ip netns pids ena-peer 2>/dev/null | xargs -r kill 2>/dev/null
 	modprobe -r netconsole 2>/dev/null
-	model_set_many ena0 tx-hold false llq true 2>/dev/null; model_set ena1 llq true 2>/dev/null
+	model_set_many ena0 tx-hold false llq true max-tx-sgl 32 2>/dev/null
+	model_set_many ena1 llq true max-tx-sgl 32 2>/dev/null
 	[ -n "${QMAX0:-}" ] && model_set_many ena0 max-queues "$QMAX0" max-depth "$DMAX0" 2>/dev/null
 	pair_teardown; ena_unload 2>/dev/null
 	rm -rf "$tmpd"
@@ -72,7 +75,9 @@ random_mac() {
 	echo "$ifc: $mac, addr_assign_type $t"
 	[ "$t" = 1 ] && [ "$mac" != 01:00:5e:00:00:01 ] || return 1
 	# unicast and locally administered
-	(( (0x${mac:0:2} & 3) == 2 ))
+	(( (0x${mac:0:2} & 3) == 2 )) || return 1
+	# and the open's address check (ndo_validate_addr) takes it
+	ip link set "$ifc" up && ip link set "$ifc" down
 }
 drvinfo() {
 	local out
@@ -283,6 +288,50 @@ fewer_after_reset() {
 	# back to the full device at the next load
 	model_set_many ena0 max-queues "$QMAX0" max-depth "$DMAX0"
 }
+# rx_hash: the hash the device computed for a received datagram reaches
+# the stack (the skb's hash, marked L4 for UDP), equal to the Toeplitz hash
+# of the 4-tuple under the key ethtool -x reports; none with rx-hashing off
+rx_hash() {
+	local rc
+	ip netns exec ena-peer ethtool -k "$B" | grep '^receive-hashing:'
+	python3 "$(dirname "$0")/rx_hash.py" ena-peer "$B" 8 on || return 1
+	ip netns exec ena-peer ethtool -K "$B" rx-hashing off || return 1
+	python3 "$(dirname "$0")/rx_hash.py" ena-peer "$B" 4 off
+	rc=$?
+	ip netns exec ena-peer ethtool -K "$B" rx-hashing on
+	return $rc
+}
+# linearize: the device takes 2 buffers per packet (max-tx-sgl, read at
+# load); TCP sent with sendfile at MTU 9000 makes packets of 3 or more page
+# fragments, which the driver linearizes (queue_<n>_tx_linearize), so the
+# device sees no packet over its limit (the model counts and drops those)
+# and the data arrives intact
+linearize() {
+	local l0 l1 o0 o1 srv i rc=0
+	pair_teardown; ena_unload || return 1
+	model_set ena0 max-tx-sgl 2 && model_set ena1 max-tx-sgl 2 || return 1
+	ena_load && ena_wait_ifaces 5 && setup_pair || return 1
+	ip link set "$A" mtu 9000 && ip -n ena-peer link set "$B" mtu 9000 || return 1
+	head -c 8M /dev/urandom > "$tmpd/lin-tx"
+	l0=$(eth_stat_sum "$A" '^queue_[0-9]+_tx_linearize$') o0=$(model_get ena0 stat-tx-over-sgl)
+	ip netns exec ena-peer socat -u TCP-LISTEN:5002,reuseaddr "OPEN:$tmpd/lin-rx,creat,trunc" &
+	srv=$!
+	for ((i = 0; i < 50; i++)); do
+		ip netns exec ena-peer ss -ltn | grep -q ':5002 ' && break; sleep 0.1
+	done
+	timeout $((60 * ${ENA_TIMEOUT_SCALE:-1})) python3 -c '
+import socket, sys
+s = socket.create_connection(("10.77.0.2", 5002))
+with open(sys.argv[1], "rb") as f:
+    s.sendfile(f)
+s.close()' "$tmpd/lin-tx" || { echo "8 MiB not sent"; rc=1; }
+	wait $srv || rc=1
+	l1=$(eth_stat_sum "$A" '^queue_[0-9]+_tx_linearize$') o1=$(model_get ena0 stat-tx-over-sgl)
+	echo "linearized $l0 -> $l1 (failed: $(eth_stat_sum "$A" '^queue_[0-9]+_tx_linearize_failed$')), packets over the device's limit $o0 -> $o1"
+	[ "$(sha256sum < "$tmpd/lin-tx")" = "$(sha256sum < "$tmpd/lin-rx")" ] || { echo "the data differs"; rc=1; }
+	model_set ena0 max-tx-sgl 32; model_set ena1 max-tx-sgl 32
+	[ $rc = 0 ] && [ "$l1" -gt "$l0" ] && [ "$o1" = "$o0" ]
+}
 # no_llq: with LLQ not offered, the TX queues keep their descriptors in
 # host memory (the model's queue list says where) and traffic passes
 no_llq() {
@@ -296,7 +345,7 @@ no_llq() {
 	ping_ok 10
 }
 
-ktap_header 17
+ktap_header 19
 d0=$(dmesg_lines)
 [ "$(ena_pci_devs | wc -l)" = 5 ] || echo "# expected 5 devices (tests.list gives their IDs)"
 # the missing-completion check waits 60 s (the device's hint), so the TX
@@ -308,7 +357,7 @@ else
 	ktap_pass "load: every device gets an interface"
 fi
 ktap_check "every PCI ID of the in-tree table binds (1d0f:${ids// /, 1d0f:})" all_ids_bound
-ktap_check "an invalid MAC from the device: a random unicast one, addr_assign_type 1" random_mac
+ktap_check "an invalid MAC from the device: a random unicast one, addr_assign_type 1, the interface opens" random_mac
 if ! ktap_run setup_pair; then
 	ktap_fail "traffic between devices 0 and 1"
 else
@@ -317,6 +366,7 @@ fi
 ktap_check "ethtool -i: driver ena, bus-info the PCI address" drvinfo
 ktap_check "host info to the device: OS type, release, kernel version, CPUs, PCI address" host_info
 ktap_check "ethtool -K: each changeable feature goes off and on, traffic passes" toggles
+ktap_check "RX hash to the stack: the device's Toeplitz hash, L4 for UDP; none with rx-hashing off" rx_hash
 ktap_check "ethtool -T: software receive timestamps" ts_info
 ktap_check "every queue IRQ ($A-Tx-Rx-<n>) has an affinity hint" affinity_hints
 if grep -q '/netconsole.ko' "/lib/modules/$(uname -r)/modules.builtin" 2>/dev/null; then
@@ -338,11 +388,13 @@ if is_ours; then
 else
 	ktap_skip "a device offering fewer queues after a reset" "the in-tree driver does not reconcile (features table)"
 fi
+ktap_check "a device taking 2 buffers per packet: 3-fragment packets linearized (counted), none over the limit, data intact" \
+	linearize
 ktap_check "no LLQ offered: TX descriptors in host memory, traffic passes" no_llq
 ktap_check "a MAC address changed across a reset is refused$(is_ours && echo ', the interface back once the device reports the old one')" mac_changed
 ktap_check "modprobe by the device's modalias loads this ena$(is_ours && echo ' (from updates/)'), every device binds" \
 	modalias_autoload
 pair_teardown
-unload_clean() { timeout 30 rmmod ena && dmesg_clean "$d0"; }
+unload_clean() { ena_rmmod && dmesg_clean "$d0"; }
 ktap_check "module unloads, kernel log clean" unload_clean
 ktap_finish

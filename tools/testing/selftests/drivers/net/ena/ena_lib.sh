@@ -100,6 +100,13 @@ ena_load() {
 	fi
 }
 
+# ena_rmmod: unload the module within 30 s (times ENA_TIMEOUT_SCALE: the
+# debug kernel's unload takes tens of seconds), saying so when it did not
+ena_rmmod() {
+	local t=$((30 * ${ENA_TIMEOUT_SCALE:-1}))
+	timeout "$t" rmmod ena || { echo "rmmod ena failed or took over $t s"; return 1; }
+}
+
 ena_unload() {
 	grep -q '^ena ' /proc/modules || return 0
 	rmmod ena

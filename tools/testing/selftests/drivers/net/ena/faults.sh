@@ -319,7 +319,7 @@ for f in $faults; do
 	clear_faults
 	pair_teardown
 	ktap_check "$f: module unloads, kernel log clean" bash -c \
-		"timeout 30 rmmod ena && ! dmesg | tail -n +$d0 | grep -E 'BUG|WARNING|Oops|leak|Call Trace'"
+		"timeout $((30 * ${ENA_TIMEOUT_SCALE:-1})) rmmod ena && ! dmesg | tail -n +$d0 | grep -E 'BUG|WARNING|Oops|leak|Call Trace'"
 	echo "# $f: $((SECONDS - t0)) s (load and baseline $((t1 - t0)), fault $((t2 - t1)), recovery $((t3 - t2)), unload $((SECONDS - t3)))"
 done
 ktap_finish

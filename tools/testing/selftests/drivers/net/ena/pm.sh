@@ -138,6 +138,6 @@ else
 	ktap_skip "$t" "freeze/thaw resets every virtio device, and this guest's 9p root has no restore: runs on a RAM root (run --ramroot 1)"
 fi
 pair_teardown
-unload_clean() { timeout 30 rmmod ena && dmesg_clean "$d0"; }
+unload_clean() { ena_rmmod && dmesg_clean "$d0"; }
 ktap_check "module unloads, kernel log clean" unload_clean
 ktap_finish
