@@ -33,14 +33,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# ena_pci_devs: "bdf device-id" of every Amazon ENA function, by address
-ena_pci_devs() {
-	local d
-	for d in /sys/bus/pci/devices/*; do
-		[ "$(cat "$d/vendor")" = 0x1d0f ] || continue
-		echo "$(basename "$d") $(cut -c3- "$d/device")"
-	done
-}
 # iface_of BDF: the interface the device's driver made, if any
 iface_of() { ls "/sys/bus/pci/devices/$1/net" 2>/dev/null | head -n1; }
 # iface_by_mac MAC: the interface with that address
@@ -307,7 +299,7 @@ rx_hash() {
 # device sees no packet over its limit (the model counts and drops those)
 # and the data arrives intact
 linearize() {
-	local l0 l1 o0 o1 srv i rc=0
+	local l0 l1 o0 o1 srv rc=0
 	pair_teardown; ena_unload || return 1
 	model_set ena0 max-tx-sgl 2 && model_set ena1 max-tx-sgl 2 || return 1
 	ena_load && ena_wait_ifaces 5 && setup_pair || return 1
@@ -316,9 +308,7 @@ linearize() {
 	l0=$(eth_stat_sum "$A" '^queue_[0-9]+_tx_linearize$') o0=$(model_get ena0 stat-tx-over-sgl)
 	ip netns exec ena-peer socat -u TCP-LISTEN:5002,reuseaddr "OPEN:$tmpd/lin-rx,creat,trunc" &
 	srv=$!
-	for ((i = 0; i < 50; i++)); do
-		ip netns exec ena-peer ss -ltn | grep -q ':5002 ' && break; sleep 0.1
-	done
+	peer_wait_listen 5002
 	timeout $((60 * ${ENA_TIMEOUT_SCALE:-1})) python3 -c '
 import socket, sys
 s = socket.create_connection(("10.77.0.2", 5002))

@@ -121,6 +121,15 @@ ena_ifaces() {
 	done | sort | awk '{print $2}'
 }
 
+# ena_pci_devs: "bdf device-id" of every Amazon ENA function, by address
+ena_pci_devs() {
+	local d
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor")" = 0x1d0f ] || continue
+		echo "$(basename "$d") $(cut -c3- "$d/device")"
+	done
+}
+
 # ena_wait_ifaces [N] [timeout s]: wait until N ena interfaces exist
 ena_wait_ifaces() {
 	local n=${1:-$ENA_NDEV} t=${2:-20} i
@@ -225,6 +234,17 @@ eth_stat() { ethtool -S "$1" 2>/dev/null | awk -v k="$2:" '$1 == k {print $2; ex
 # eth_stat_sum IFACE REGEX: the sum of the ethtool -S counters whose name matches
 eth_stat_sum() {
 	ethtool -S "$1" | awk -v re="$2" '{ k = $1; sub(/:$/, "", k) } k ~ re { s += $2 } END { print s + 0 }'
+}
+
+# peer_wait_listen PORT: true once a TCP socket listens on PORT in the peer
+# namespace (5 s)
+peer_wait_listen() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		ip netns exec ena-peer ss -ltn | grep -q ":$1 " && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 # ping_ok [count]: IPv4 ping from here to the peer

@@ -31,12 +31,6 @@ bus_master() {
 	cmd=$(od -An -tx2 -j4 -N2 "/sys/bus/pci/devices/$1/config" | tr -d ' ')
 	(( 0x$cmd & 4 )) && echo on || echo off
 }
-ena_pci_bdfs() {
-	local d
-	for d in /sys/bus/pci/devices/*; do
-		[ "$(cat "$d/vendor")" = 0x1d0f ] && basename "$d"
-	done
-}
 
 before() {
 	local i
@@ -61,15 +55,16 @@ jump() {
 # quiet: after the jump, before a driver binds, every device holds no DMA
 # target and has bus mastering off
 quiet() {
-	local i t bdf ok=0
+	local i t bdf bm ok=0
 	for ((i = 0; i < ENA_NDEV; i++)); do
 		t=$(targets ena$i)
 		echo "ena$i: $t"
 		[ "$t" = "bus-master off" ] || ok=1
 	done
-	for bdf in $(ena_pci_bdfs); do
-		echo "$bdf: bus mastering $(bus_master "$bdf") (config space)"
-		[ "$(bus_master "$bdf")" = off ] || ok=1
+	for bdf in $(ena_pci_devs | cut -d' ' -f1); do
+		bm=$(bus_master "$bdf")
+		echo "$bdf: bus mastering $bm (config space)"
+		[ "$bm" = off ] || ok=1
 	done
 	return $ok
 }

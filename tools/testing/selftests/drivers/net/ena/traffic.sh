@@ -36,10 +36,8 @@ ktap_check "IPv6 ping back" ip netns exec ena-peer ping -6 -q -c 3 -i 0.2 -W 2 f
 tcp_64m() {
 	head -c 64M /dev/urandom > /tmp/ena-tx
 	ip netns exec ena-peer socat -u TCP-LISTEN:5001,reuseaddr OPEN:/tmp/ena-rx,creat,trunc &
-	local srv=$! i t0 t1
-	for ((i = 0; i < 50; i++)); do
-		ip netns exec ena-peer ss -ltn | grep -q ':5001 ' && break; sleep 0.1
-	done
+	local srv=$! t0 t1
+	peer_wait_listen 5001
 	t0=$(date +%s.%N)
 	# ENA_TIMEOUT_SCALE: the debug kernel (make test-debug) moves data
 	# several times slower
