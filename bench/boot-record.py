@@ -5,9 +5,10 @@
       zero the model's counters of ena0..ena<NDEV-1> (one process, not NDEV)
   boot-record.py record TRACE NL_JSON KEY=VALUE...
       one JSON line: the load's time line from the trace (trace_clock mono,
-      events set up by guest-boot.sh) and from boot-nl.py's JSON, plus the
-      model's counters of every device; KEY=VALUE pairs are copied in
-      (numbers become numbers). NDEV=... must be among them.
+      events set up by boot_trace_setup in ena_lib.sh) and from the JSON
+      ena_nl.py printed (its t0_mono_us puts its times on the trace's
+      clock), plus the model's counters of every device; KEY=VALUE pairs
+      are copied in as benchrec.py reads them. ndev=... must be among them.
 
 Times in the record are microseconds from the first probe ("first probe" =
 the first entry of local_pci_probe(), the PCI core's call of the driver's
@@ -20,6 +21,8 @@ import json
 import os
 import re
 import sys
+
+from benchrec import fields
 
 QMP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../tools/testing/vm/qmp")
 LINE = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\](?:\s+\S+)?\s+(\d+\.\d+):\s+(\w+):\s*(.*)$")
@@ -91,14 +94,7 @@ def durations(ins, outs):
 
 
 def record(trace, nl_json, kv):
-    rec = {}
-    for a in kv:
-        k, v = a.split("=", 1)
-        try:
-            v = int(v)
-        except ValueError:
-            pass
-        rec[k] = v
+    rec = fields(kv)
     ndev = rec["ndev"]
     try:
         nl = json.loads(nl_json)

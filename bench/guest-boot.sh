@@ -1,8 +1,8 @@
 #!/bin/bash
 # Runs inside one guest (tools/testing/vm/run --ena 4): multi-device boot.
-# Each load: the driver is loaded with a netlink listener (ena_nl.py, via
-# boot-nl.py) that sets every new ena interface up the instant RTM_NEWLINK
-# announces it; the load ends when all $ENA_NDEV interfaces have carrier.
+# Each load: the driver is loaded with a netlink listener (ena_nl.py) that
+# sets every new ena interface up the instant RTM_NEWLINK announces it; the
+# load ends when all $ENA_NDEV interfaces have carrier.
 # Variants, alternating (the order rotates every round): stock (modprobe ena),
 # ours (insmod $ENA_KO), and each with the kernel's generic module parameter
 # async_probe=1 (every device probes in its own async work).
@@ -29,12 +29,12 @@ load_cmd() {
 	esac
 }
 
-# boot_trace_setup / boot_trace_teardown: ena_lib.sh (make run uses them too)
+# boot_trace_setup / trace_reset: ena_lib.sh (make run uses them too)
 [ -f "$ENA_KO" ] || { echo "bench: no $ENA_KO" >&2; exit 1; }
 ena_unload
 for ((d = 0; d < ndev; d++)); do model_set ena$d admin-latency-us "$lat"; done
 boot_trace_setup || { echo "bench: no kprobe tracing" >&2; exit 1; }
-trap boot_trace_teardown EXIT
+trap trace_reset EXIT
 nv=${#variants[@]}
 for ((r = 0; r <= reps; r++)); do
 	for ((i = 0; i < nv; i++)); do
@@ -42,11 +42,11 @@ for ((r = 0; r <= reps; r++)); do
 		"$here/boot-record.py" reset "$ndev"
 		dmesg -C
 		echo > $TR/trace
-		j=$("$here/boot-nl.py" --up --count "$ndev" --timeout 60 -- $(load_cmd "$v"))
+		j=$("$st/ena_nl.py" --up --count "$ndev" --timeout 60 -- $(load_cmd "$v"))
 		bad=$(dmesg | grep -cE 'BUG|WARNING|Oops|Call Trace')
 		# queue pairs the first interface opened (one per vCPU, up to the device's)
 		qs=$(ls -d /sys/class/net/"$(ena_ifaces | head -1)"/queues/rx-* 2>/dev/null | wc -l)
-		"$here/boot-record.py" record $TR/trace "$j" kernel="$(uname -r)" variant="$v" \
+		"$here/boot-record.py" record $TR/trace "$j" kernel="$(uname -r)" commit="${BENCH_COMMIT:-unknown}" variant="$v" \
 			rep=$r ndev="$ndev" latency_us="$lat" dmesg_bad="$bad" \
 			smp="$(nproc)" queues="$qs" \
 			host_load="${BENCH_HOST_LOAD:-?}" >> "$out"

@@ -63,16 +63,10 @@ measure() {
 		echo "# $ENA_DRIVER round $round $test: failed"
 		return
 	fi
-	python3 -c 'import json, sys
-d, r, t, v, b, irq, pk, cpu, polls, unmasks = sys.argv[1:]
-b, irq, pk, cpu = int(b), int(irq), int(pk), int(cpu) / 100
-print(json.dumps({"kernel": d.split("/")[0], "driver": d.split("/")[1], "round": int(r),
-    "test": t, "value": float(v), "irqs": irq, "packets": pk,
-    "napi_polls": int(polls), "unmasks": int(unmasks),
-    "irq_per_pkt": irq / pk if pk else None, "cpu_s": cpu,
-    "cpu_s_per_gb": cpu / (b / 1e9) if b else None}))' \
-		"$(uname -r)/$ENA_DRIVER" "$round" "$test" "$value" "${bytes:-0}" \
-		$((i1 - i0)) $((p1 - p0)) $((c1 - c0)) $((n1 - n0)) $((u1 - u0)) >> "$out"
+	# (report.py derives irq_per_pkt and cpu_s_per_gb from these)
+	"$ENA_TOP/bench/benchrec.py" kernel="$(uname -r)" commit="${BENCH_COMMIT:-unknown}" driver="$ENA_DRIVER" round="$round" \
+		test="$test" value="$value" bytes="${bytes:-0}" irqs=$((i1 - i0)) packets=$((p1 - p0)) \
+		cpu_jiffies=$((c1 - c0)) napi_polls=$((n1 - n0)) unmasks=$((u1 - u0)) >> "$out"
 	echo "# $ENA_DRIVER round $round $test: $value ($((i1 - i0)) irqs, $((p1 - p0)) packets," \
 		"$((n1 - n0)) NAPI polls, $((u1 - u0)) unmasks)"
 }

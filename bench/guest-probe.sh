@@ -46,39 +46,21 @@ for lat in $lat_list; do
 			mapfile -t m < <("$QMP" qom-get ena0 stat-admin-cmds stat-react-count \
 				stat-react-median-ns stat-react-p90-ns stat-react-max-ns \
 				stat-react-probe-median-ns)
-			python3 -S - "$j" "$v" "$lat" "$r" "${init_us:-0}" "$probe_line" "${kreg_us:--1}" \
-				"${m[@]:0:5}" "$(uname -r)" "${wait_ns:--1}" "${asked_ns:-0}" "${slept_ns:-0}" "${sleeps:-0}" "${m[5]:--1}" "${other_ns:-0}" "${spin_ns:-0}" >> "$out" <<'PY'
-import json, re, sys
-j = json.loads(sys.argv[1])
-ifs = j["ifaces"].values()
-m = re.search(r"probe done in (\d+) us: (\d+) admin commands, (\d+) poll wakeups", sys.argv[6])
-rec = {
-    "kernel": sys.argv[13], "variant": sys.argv[2], "latency_us": int(sys.argv[3]),
-    "rep": int(sys.argv[4]), "init_us": int(sys.argv[5]),
-    "registered_us": int(sys.argv[7]),
-    "newlink_us": max((v.get("newlink_us", -1) for v in ifs), default=-1),
-    "carrier_us": max((v.get("carrier_us", -1) for v in ifs), default=-1),
-    "ok": j["cmd_rc"] == 0 and all("carrier_us" in v for v in ifs),
-    "admin_cmds": int(sys.argv[8]), "react_n": int(sys.argv[9]),
-    "react_med_ns": int(sys.argv[10]), "react_p90_ns": int(sys.argv[11]),
-    "react_max_ns": int(sys.argv[12]),
-}
-if int(sys.argv[14]) >= 0:
-    rec["drv_wait_ns"] = int(sys.argv[14])
-    rec["drv_sleep_asked_ns"] = int(sys.argv[15])
-    rec["drv_sleep_ns"] = int(sys.argv[16])
-    rec["drv_sleeps"] = int(sys.argv[17])
-    rec["drv_other_wait_ns"] = int(sys.argv[19])
-    rec["drv_spin_ns"] = int(sys.argv[20])
-if int(sys.argv[18]) >= 0:
-    rec["react_probe_med_ns"] = int(sys.argv[18])
-if m:
-    rec.update(probe_us=int(m[1]), drv_cmds=int(m[2]), drv_wakeups=int(m[3]))
-print(json.dumps(rec))
-PY
+			f=(kernel="$(uname -r)" commit="${BENCH_COMMIT:-unknown}" variant="$v" latency_us="$lat" rep="$r"
+				init_us="${init_us:-0}" registered_us="${kreg_us:--1}"
+				admin_cmds="${m[0]}" react_n="${m[1]}" react_med_ns="${m[2]}"
+				react_p90_ns="${m[3]}" react_max_ns="${m[4]}")
+			[ "${m[5]:--1}" -ge 0 ] && f+=(react_probe_med_ns="${m[5]}")
+			[ "${wait_ns:--1}" -ge 0 ] && f+=(drv_wait_ns="$wait_ns"
+				drv_sleep_asked_ns="$asked_ns" drv_sleep_ns="$slept_ns" drv_sleeps="$sleeps"
+				drv_other_wait_ns="$other_ns" drv_spin_ns="$spin_ns")
+			[[ $probe_line =~ probe\ done\ in\ ([0-9]+)\ us:\ ([0-9]+)\ admin\ commands,\ ([0-9]+)\ poll\ wakeups ]] &&
+				f+=(probe_us="${BASH_REMATCH[1]}" drv_cmds="${BASH_REMATCH[2]}"
+					drv_wakeups="${BASH_REMATCH[3]}")
+			"$ENA_TOP/bench/benchrec.py" --nl "$j" "${f[@]}" >> "$out"
 			ena_unload
 		done
 	done
 	echo "# latency $lat us done" >&2
 done
-ktime_teardown
+trace_reset

@@ -13,29 +13,27 @@ st=$ENA_TOP/tools/testing/selftests/drivers/net/ena
 . "$st/ena_lib.sh"
 ko=${ENA_KO:-$ENA_TOP/build/$(uname -r)/ena.ko}
 
-# (TR: tracefs, from ena_lib.sh)
-trace_on() {
-	[ -d $TR/events ] || mount -t tracefs tracefs $TR
+# (TR, trace_reset, trace_on, trace_off: ena_lib.sh)
+graph_start() {
+	trace_reset || return 1
 	echo function_graph > $TR/current_tracer
 	printf '%s\n' ':mod:ena' pci_enable_device_mem pci_request_selected_regions \
 		pci_set_master alloc_etherdev_mqs pci_ioremap_bar pci_ioremap_wc_bar \
 		pci_alloc_irq_vectors request_threaded_irq register_netdev > $TR/set_ftrace_filter
-	echo > $TR/trace
-	echo 1 > $TR/tracing_on
+	trace_on
 }
 
 # ena_probe's own calls are indented two columns deeper than ena_probe; a
 # call with traced children opens a block whose closing brace has the time
-trace_off() {
-	echo 0 > $TR/tracing_on
+graph_report() {
+	trace_off
 	awk -F'|' '{ i = match($2, /[^ ]/); t = $2; sub(/^ +/, "", t) }
 		/ena_probe/ && !d { d = i + 2; next }
 		!d || i != d { next }
 		t ~ /\{ *$/ { sub(/ *\{ *$/, "", t); open = t; next }
 		t ~ /^}/ { t = open }
 		{ print "  " $1 "| " t }' $TR/trace
-	echo nop > $TR/current_tracer
-	echo > $TR/set_ftrace_filter
+	trace_reset
 }
 
 steps() { echo "$1: $(tr '\n' ' ' < /sys/kernel/debug/ena/*/probe)"; }
@@ -46,10 +44,10 @@ reps=${BENCH_REPS:-4}
 for ((r = 1; r <= reps; r++)); do
 	trace=0
 	[ "${BENCH_TRACE:-0}" = 1 ] && [ $r = "$reps" ] && trace=1
-	[ $trace = 1 ] && trace_on
+	[ $trace = 1 ] && graph_start
 	insmod "$ko" || exit 1
 	steps insmod
-	[ $trace = 1 ] && trace_off
+	[ $trace = 1 ] && graph_report
 	bdf=$(basename "$(readlink -f /sys/bus/pci/drivers/ena/0000:*)")
 	for ((i = 0; i < ${BENCH_REBINDS:-3}; i++)); do
 		echo "$bdf" > /sys/bus/pci/drivers/ena/unbind

@@ -34,30 +34,27 @@ out=${OUT:?}
 
 [ -f "$ENA_KO" ] || variants=stock
 ena_unload
-[ -d $TR/events ] || mount -t tracefs tracefs $TR
 bdf=$(grep -l 0x0ec2 /sys/bus/pci/devices/*/device | head -1 | xargs dirname | xargs basename)
 [ -n "$bdf" ] || { echo "bench: no ENA device" >&2; exit 1; }
 
+# the DMA API kprobes, filtered to our device, and the function graph of the
+# steps' kernel entries (trace_setup / trace_reset: ena_lib.sh)
 probes_setup() {
-	echo 0 > $TR/tracing_on
-	echo 0 > $TR/events/enable
-	echo > $TR/kprobe_events
+	local e f fns=
+	trace_setup local \
+		'p:ena_dalloc dma_alloc_attrs dev=+0(+0(%di)):string size=%si:u64' \
+		'p:ena_dfree dma_free_attrs dev=+0(+0(%di)):string size=%si:u64' \
+		'p:ena_map dma_map_page_attrs dev=+0(+0(%di)):string size=%cx:u64 dir=%r8:u32' \
+		'p:ena_unmap dma_unmap_page_attrs dev=+0(+0(%di)):string size=%dx:u64 dir=%cx:u32' ||
+		return 1
 	echo 16384 > $TR/buffer_size_kb
-	{
-		echo 'p:ena_dalloc dma_alloc_attrs dev=+0(+0(%di)):string size=%si:u64'
-		echo 'p:ena_dfree dma_free_attrs dev=+0(+0(%di)):string size=%si:u64'
-		echo 'p:ena_map dma_map_page_attrs dev=+0(+0(%di)):string size=%cx:u64 dir=%r8:u32'
-		echo 'p:ena_unmap dma_unmap_page_attrs dev=+0(+0(%di)):string size=%dx:u64 dir=%cx:u32'
-	} >> $TR/kprobe_events || return 1
 	for e in ena_dalloc ena_dfree; do
 		echo "dev == \"$bdf\"" > $TR/events/kprobes/$e/filter
 	done
 	for e in ena_map ena_unmap; do
 		echo "dev == \"$bdf\" && dir != 1" > $TR/events/kprobes/$e/filter
 	done
-	for e in ena_dalloc ena_dfree ena_map ena_unmap; do echo 1 > $TR/events/kprobes/$e/enable; done
 	# the kernel time of each step: only these functions hooked, depth 1
-	local f fns=
 	for f in $KFUNCS; do
 		grep -qx "$f" $TR/available_filter_functions && fns="$fns $f"
 	done
@@ -69,17 +66,7 @@ probes_setup() {
 		echo funcgraph-tail > $TR/trace_options
 	fi
 	echo > $TR/trace
-	echo 1 > $TR/tracing_on
-}
-probes_teardown() {
-	echo 0 > $TR/tracing_on
-	echo nop > $TR/current_tracer
-	echo > $TR/set_graph_function
-	echo > $TR/set_ftrace_filter
-	echo 0 > $TR/max_graph_depth
-	echo 0 > $TR/events/enable
-	echo > $TR/kprobe_events
-	echo > $TR/trace
+	trace_on
 }
 KFUNCS="do_init_module __dev_open __dev_close_many ethnl_default_set_doit ethnl_set_channels ethnl_set_rings dev_set_mtu_ext"
 # counts of the trace since the last clear:
@@ -119,9 +106,11 @@ step() {
 	c1=$(model_get ena0 stat-admin-cmds)
 	rb=$(model_get ena0 stat-ring-bytes)
 	read -r da df dab dfb mp um mpb lost ku <<< "$(trace_counts)"
-	printf '{"kernel":"%s","variant":"%s","rep":%d,"step":"%s","ok":%s,"wall_us":%d,"kernel_us":%d,"dma_allocs":%d,"dma_frees":%d,"dma_alloc_bytes":%d,"dma_free_bytes":%d,"rx_maps":%d,"rx_unmaps":%d,"rx_map_bytes":%d,"admin_cmds":%d,"model_ring_bytes":%d,"trace_lost":%d}\n' \
-		"$(uname -r)" "$v" "$r" "$name" "$([ $rc = 0 ] && echo true || echo false)" $((t1 - t0)) "$ku" \
-		"$da" "$df" "$dab" "$dfb" "$mp" "$um" "$mpb" $((c1 - c0)) "$rb" "$lost" >> "$out"
+	"$ENA_TOP/bench/benchrec.py" kernel="$(uname -r)" commit="${BENCH_COMMIT:-unknown}" variant="$v" rep="$r" step="$name" \
+		ok="$([ $rc = 0 ] && echo true || echo false)" wall_us=$((t1 - t0)) kernel_us="$ku" \
+		dma_allocs="$da" dma_frees="$df" dma_alloc_bytes="$dab" dma_free_bytes="$dfb" \
+		rx_maps="$mp" rx_unmaps="$um" rx_map_bytes="$mpb" admin_cmds=$((c1 - c0)) \
+		model_ring_bytes="$rb" trace_lost="$lost" >> "$out"
 }
 
 probes_setup || { echo "bench: no kprobe tracing" >&2; exit 1; }
@@ -143,4 +132,4 @@ for ((r = 1; r <= reps; r++)); do
 	done
 	echo "# round $r done" >&2
 done
-probes_teardown
+trace_reset

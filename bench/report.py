@@ -18,6 +18,12 @@ def load(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+def commit_line(recs):
+    """Which driver commit the records measured (bench/run.sh's BENCH_COMMIT)."""
+    cs = sorted({str(r.get("commit", "not recorded")) for r in recs})
+    return f"Driver: commit {', '.join(cs)} (`git describe --always --dirty` when the run started)."
+
+
 def med(xs):
     return st.median(xs) if xs else float("nan")
 
@@ -41,6 +47,7 @@ def probe(*args):
     lats = sorted({r["latency_us"] for r in recs})
     lines = [f"# Probe time vs model admin latency ({kernel})", "",
              f"Raw data: `{raw}` ({len(recs)} loads, alternating variants, 1 ENA device).",
+             commit_line(recs),
              "init = module init (probe is synchronous inside it), from the initcall tracepoints;",
              "registered = start of module init to the last register_netdevice() return (kprobe);",
              "admin cmds = commands the model saw during probe and the first open;",
@@ -213,6 +220,7 @@ def reconfig(raw, prefix):
     lines = [f"# Reconfiguration cost, stock vs ours ({kernel})", "",
              f"Raw data: `{raw}` ({reps} rounds, variants alternating, one ENA device, "
              "4 vCPUs, model max-queues=32, LLQ on; medians).",
+             commit_line(recs),
              "DMA allocs/frees/bytes: kprobes on dma_alloc_attrs / dma_free_attrs filtered to the ENA "
              "device (coherent memory: rings, admin queues, ...). RX maps/unmaps: dma_map_page_attrs / "
              "dma_unmap_page_attrs on that device, all directions but DMA_TO_DEVICE (each fresh RX buffer: "
@@ -336,13 +344,13 @@ def boot(*args):
              f"Raw data: `{', '.join(raws)}` ({len(recs)} loads in {reps} rounds, variants alternating "
              f"with the order rotated each round; a warm-up round of {len(warm)} loads is in the raw "
              "data as rep 0 and left out here).",
+             commit_line(recs),
              f"Guest: `tools/testing/vm/run --kernel {kernel.split('.')[0]}.{kernel.split('.')[1]} --ena {ndev} "
              f"--smp {smp}` ({smp} vCPUs, QEMU/TCG), model admin latency {lat} us on every device, model "
              f"defaults otherwise (8 queue pairs offered, LLQ on); each interface opened {qpairs} queue "
              "pairs (one per vCPU). Host load average (1/5/15 min) when the guest started: "
              f"{'; '.join(loads)}.", "",
-             "Each load runs the load command under a netlink listener (`ena_nl.py --up`, through "
-             "`bench/boot-nl.py`) that sets every new ena interface up the instant RTM_NEWLINK "
+             "Each load runs the load command under a netlink listener (`ena_nl.py --up`) that sets every new ena interface up the instant RTM_NEWLINK "
              "announces it, as udev/NetworkManager would, and waits for carrier on all of them. "
              "stock = `modprobe ena` (the distro's ena.ko), ours = `insmod ena.ko` (this tree); "
              "-async = the same with the kernel's generic module parameter `async_probe=1`, which makes "
@@ -453,8 +461,19 @@ DP_TESTS = [("tcp1", "TCP, 1 stream", "Mbit/s", "TCP x1"), ("tcp4", "TCP, 4 stre
             ("xdp_drop_pps", "XDP_DROP at the receiver (pktgen 60 B)", "packets/s", "XDP_DROP")]
 
 
+def dp_derived(r):
+    """A datapath record with its derived fields (older raw data carries them)."""
+    if "cpu_jiffies" in r:  # /proc/stat's USER_HZ
+        r.setdefault("cpu_s", r["cpu_jiffies"] / 100)
+    if "irq_per_pkt" not in r and "irqs" in r:
+        r["irq_per_pkt"] = r["irqs"] / r["packets"] if r.get("packets") else None
+    if "cpu_s_per_gb" not in r and "cpu_s" in r and "bytes" in r:
+        r["cpu_s_per_gb"] = r["cpu_s"] / (r["bytes"] / 1e9) if r["bytes"] else None
+    return r
+
+
 def datapath(raw, prefix):
-    recs = load(raw)
+    recs = [dp_derived(r) for r in load(raw)]
     kernel = recs[0]["kernel"] if recs else "?"
     rounds = max((r["round"] for r in recs), default=0)
 
@@ -465,6 +484,7 @@ def datapath(raw, prefix):
         return f"{min(xs):.4g}..{max(xs):.4g}" if xs else "-"
 
     lines = [f"# Datapath, stock vs ours ({kernel})", "",
+             commit_line(recs), "",
              f"Raw data: `{raw}`; {rounds} rounds in one guest, the drivers alternating (odd rounds",
              "stock first); two model devices on one wire, the second in a netns, both driven by the",
              "driver under test. Medians over the rounds, the range after them; ratio = ours / stock",

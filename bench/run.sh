@@ -20,6 +20,16 @@ cd "$top"
 export ENA_VM_CHECKERS=${ENA_VM_CHECKERS:-0}
 make -s
 date=$(date +%Y-%m-%d)
+# which driver every record measured (the guests put it in each record)
+BENCH_COMMIT=$(git describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)
+export BENCH_COMMIT
+# index_run PART REPORT: one row in bench/results/README.md's list of runs
+index_run() {
+	local set
+	set=$(env | grep -E '^BENCH_[A-Z0-9_]*=' | grep -vE '^BENCH_(COMMIT|OUT|HOST_LOAD)=' | sort | tr '\n' ' ')
+	printf '| %s | %s | [%s](%s) | %s | `%sbench/run.sh` |\n' "$date" "$1" "$(basename "$2")" \
+		"$(basename "$2")" "$BENCH_COMMIT" "$set" >> bench/results/README.md
+}
 raw=bench/results/raw; mkdir -p "$raw"
 parts=" ${BENCH_PARTS:-probe reconfig boot} "
 part() { [[ $parts == *" $1 "* ]]; }
@@ -40,6 +50,7 @@ for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	echo "bench: probe time vs admin latency on $rel"
 	ENA_KO=$top/$ko BENCH_OUT=$top/$out tools/testing/vm/run --kernel "$k" --ena 1 --timeout 3600 -- bench/guest-probe.sh
 	python3 bench/report.py probe "$out" "bench/results/$tag"
+	index_run probe "bench/results/$tag.md"
 done
 fi
 # reconfiguration cost, stock vs ours: one guest, 6.12, 4 vCPUs, 32 device queues
@@ -52,6 +63,7 @@ echo "bench: reconfiguration cost on $rel"
 tools/testing/vm/run --kernel 6.12 --ena 1 --smp 4 --ena-prop max-queues=32 --timeout 3600 \
 	-- env OUT="$top/$out" BENCH_REPS="${BENCH_REPS:-10}" bench/guest-reconfig.sh
 python3 bench/report.py reconfig "$out" "bench/results/$date-$rel-reconfig"
+index_run reconfig "bench/results/$date-$rel-reconfig.md"
 fi
 # multi-device boot: 4 devices (BENCH_BOOT_DEVICES) in one guest, first probe to all links up,
 # stock vs ours, each with and without async_probe=1
@@ -70,6 +82,7 @@ for k in ${BENCH_KERNELS:-6.1 6.12}; do
 		BENCH_BOOT_LATENCY=$blat tools/testing/vm/run --kernel "$k" --ena "$bdev" \
 		--smp "$bsmp" --timeout 3600 -- bench/guest-boot.sh
 	python3 bench/report.py boot "$out" "bench/results/$date-$rel-boot$btag"
+	index_run boot "bench/results/$date-$rel-boot$btag.md"
 done
 fi
 # datapath, stock vs ours alternating round by round in one guest per kernel
@@ -83,5 +96,6 @@ for k in ${BENCH_DP_KERNELS:-6.12}; do
 	ENA_KO=$top/$ko BENCH_OUT=$top/$out BENCH_REPS=${BENCH_REPS:-5} \
 		tools/testing/vm/run --kernel "$k" --ena 2 --timeout 7200 -- bench/guest-datapath.sh
 	python3 bench/report.py datapath "$out" "bench/results/$date-$rel-datapath"
+	index_run datapath "bench/results/$date-$rel-datapath.md"
 done
 fi

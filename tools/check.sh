@@ -69,6 +69,34 @@ rst=$(find Documentation -name '*.rst' | sort)
 rst_out=$(for f in $rst; do /usr/bin/python3 -m docutils --halt=warning --report=warning "$f" /dev/null 2>&1; done)
 if [ -n "$rst_out" ]; then echo "$rst_out"; echo "check: RST reports"; rc=1; else echo "check: RST renders clean ($(echo $rst | wc -w) files)"; fi
 
+# every script of the tree parses (a syntax error would show only in the
+# guest that runs it): bash -n, and Python compiled without writing bytecode
+sh_bad= py_bad= nsh=0 npy=0
+while read -r f; do
+	case $f in
+	*.py) kind=py;;
+	*.sh) kind=sh;;
+	*)
+		case $(head -n1 "$f" 2>/dev/null) in
+		'#!'*python*) kind=py;;
+		'#!'*sh*) kind=sh;;
+		*) continue;;
+		esac;;
+	esac
+	if [ $kind = sh ]; then
+		nsh=$((nsh + 1)); bash -n "$f" 2>&1 || sh_bad="$sh_bad $f"
+	else
+		npy=$((npy + 1))
+		python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' "$f" 2>&1 ||
+			py_bad="$py_bad $f"
+	fi
+done < <(git ls-files 2>/dev/null | grep -vE '^(bench/results|Documentation)/')
+if [ -n "$sh_bad$py_bad" ]; then
+	echo "check: scripts that do not parse:$sh_bad$py_bad"; rc=1
+else
+	echo "check: scripts parse ($nsh shell, $npy Python)"
+fi
+
 kd=$(perl "$lt/scripts/kernel-doc" -none $files 2>&1)
 if [ -n "$kd" ]; then echo "$kd"; echo "check: kernel-doc reports"; rc=1; else echo "check: kernel-doc clean"; fi
 exit $rc

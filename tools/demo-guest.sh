@@ -12,7 +12,7 @@ st=$ENA_TOP/tools/testing/selftests/drivers/net/ena
 bench=$ENA_TOP/bench
 rounds=${ENA_DEMO_ROUNDS:-3} lat=${ENA_DEMO_LATENCY_US:-50}
 out=$(mktemp)
-trap 'boot_trace_teardown; rm -f "$out"' EXIT
+trap 'trace_reset; rm -f "$out"' EXIT
 
 load() { # $1: stock|ours, $2: round
 	local j w=0 c=0 wk=0 ifc
@@ -20,8 +20,8 @@ load() { # $1: stock|ours, $2: round
 	ena_unload
 	"$bench/boot-record.py" reset 2
 	echo > $TR/trace
-	if is_ours; then j=$("$bench/boot-nl.py" --up --count 2 --timeout 60 -- insmod "$ENA_KO")
-	else j=$("$bench/boot-nl.py" --up --count 2 --timeout 60 -- modprobe ena); fi
+	if is_ours; then j=$("$st/ena_nl.py" --up --count 2 --timeout 60 -- insmod "$ENA_KO")
+	else j=$("$st/ena_nl.py" --up --count 2 --timeout 60 -- modprobe ena); fi
 	# our driver's own admin counters, both devices
 	if is_ours; then
 		for ifc in $(ena_ifaces); do
@@ -53,7 +53,7 @@ boot_trace_setup || { echo "demo: no kprobe tracing" >&2; exit 1; }
 for ((r = 1; r <= rounds; r++)); do
 	if [ $((r % 2)) = 1 ]; then load stock $r; load ours $r; else load ours $r; load stock $r; fi
 done
-boot_trace_teardown
+trace_reset
 declare -A P
 for d in stock ours; do ping_across $d && P[$d]=ok || P[$d]=FAILED; done
 

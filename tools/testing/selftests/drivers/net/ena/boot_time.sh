@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 loads=${ENA_LOADS:-20}
 
 cleanup() {
-	ktime_teardown
+	trace_reset
 	ena_unload 2>/dev/null
 }
 trap cleanup EXIT

@@ -256,23 +256,57 @@ dmesg_clean() {
 }
 dmesg_lines() { dmesg | wc -l; }
 
+# --- tracefs: one set-up for every tracing user (boot_time.sh, bench/, make run)
+TR=/sys/kernel/tracing
+
+# trace_reset: tracing off and everything these helpers or their users set
+# (events, kprobes, tracer, function filters, graph depth, clock) back to
+# the default, the buffer emptied
+trace_reset() {
+	[ -d $TR/events ] || mount -t tracefs tracefs $TR || return 1
+	echo 0 > $TR/tracing_on
+	echo nop > $TR/current_tracer
+	echo 0 > $TR/events/enable
+	echo > $TR/kprobe_events
+	echo > $TR/set_ftrace_filter 2>/dev/null
+	echo > $TR/set_graph_function 2>/dev/null
+	echo 0 > $TR/max_graph_depth 2>/dev/null
+	echo nofuncgraph-tail > $TR/trace_options 2>/dev/null
+	echo local > $TR/trace_clock
+	echo > $TR/trace
+}
+
+# trace_setup CLOCK ITEM...: trace_reset, then the trace clock (local,
+# mono, ...) and each ITEM enabled: a kprobe definition ("p:NAME FUNC ..."
+# or "r:NAME FUNC ..."; its event is kprobes/NAME) or an event
+# ("GROUP/NAME"); tracing stays off until trace_on. Fails (1) when the
+# kernel has no tracefs, the clock or a probe.
+trace_setup() {
+	local clock=$1 it
+	shift
+	trace_reset || return 1
+	echo "$clock" > $TR/trace_clock || return 1
+	for it in "$@"; do
+		case $it in
+		[pr]:*)
+			echo "$it" >> $TR/kprobe_events || return 1
+			it=${it#?:} it=kprobes/${it%% *}
+			;;
+		esac
+		echo 1 > "$TR/events/$it/enable" || return 1
+	done
+	echo > $TR/trace
+}
+trace_on() { echo 1 > $TR/tracing_on; }
+trace_off() { echo 0 > $TR/tracing_on; }
+
 # --- in-kernel timing of a driver load ------------------------------------
 # The initcall tracepoints fire for module init too (probe of every device is
 # synchronous inside it), and a return probe on register_netdevice marks each
 # netdev registration: the same clock for the stock driver and ours.
-TR=/sys/kernel/tracing
-
 ktime_setup() {
-	[ -d $TR/events ] || mount -t tracefs tracefs $TR
-	echo 0 > $TR/tracing_on
-	echo 0 > $TR/events/enable
-	echo > $TR/kprobe_events
-	echo 'r:ena_registered register_netdevice ret=$retval' >> $TR/kprobe_events || return 1
-	echo 1 > $TR/events/kprobes/ena_registered/enable
-	echo 1 > $TR/events/initcall/initcall_start/enable
-	echo 1 > $TR/events/initcall/initcall_finish/enable
-	echo > $TR/trace
-	echo 1 > $TR/tracing_on
+	trace_setup local 'r:ena_registered register_netdevice ret=$retval' \
+		initcall/initcall_start initcall/initcall_finish && trace_on
 }
 
 # ktime_read: "init_us registered_us" of the last ena_init in the trace
@@ -302,40 +336,14 @@ PY
 # boot_trace_setup: the time line of a driver load (bench/guest-boot.sh,
 # make run; bench/boot-record.py reads it), on CLOCK_MONOTONIC (trace_clock
 # mono) so that the netlink listener's user-space times land on it: module
-# init (initcall
-# tracepoints), each entry to and return from local_pci_probe() (the PCI
-# core calling the driver's probe, on whichever task runs it), each
-# register_netdevice() return, and each __dev_open() (the listener's "up",
-# which runs the driver's ndo_open under RTNL).
+# init (initcall tracepoints), each entry to and return from
+# local_pci_probe() (the PCI core calling the driver's probe, on whichever
+# task runs it), each register_netdevice() return, and each __dev_open()
+# (the listener's "up", which runs the driver's ndo_open under RTNL).
 boot_trace_setup() {
-	[ -d $TR/events ] || mount -t tracefs tracefs $TR
-	echo 0 > $TR/tracing_on
-	echo 0 > $TR/events/enable
-	echo > $TR/kprobe_events
-	echo mono > $TR/trace_clock || return 1
-	echo 'p:ena_bprobe local_pci_probe' >> $TR/kprobe_events || return 1
-	echo 'r:ena_bprobe_ret local_pci_probe ret=$retval' >> $TR/kprobe_events || return 1
-	echo 'r:ena_breg register_netdevice ret=$retval' >> $TR/kprobe_events || return 1
-	echo 'p:ena_bopen __dev_open' >> $TR/kprobe_events || return 1
-	echo 'r:ena_bopen_ret __dev_open ret=$retval' >> $TR/kprobe_events || return 1
-	echo 1 > $TR/events/kprobes/enable
-	echo 1 > $TR/events/initcall/initcall_start/enable
-	echo 1 > $TR/events/initcall/initcall_finish/enable
-	echo > $TR/trace
-	echo 1 > $TR/tracing_on
-}
-
-boot_trace_teardown() {
-	echo 0 > $TR/tracing_on
-	echo 0 > $TR/events/enable 2>/dev/null
-	echo > $TR/kprobe_events 2>/dev/null
-	echo local > $TR/trace_clock 2>/dev/null
-	echo > $TR/trace
-}
-
-ktime_teardown() {
-	echo 0 > $TR/tracing_on
-	echo 0 > $TR/events/enable 2>/dev/null
-	echo > $TR/kprobe_events 2>/dev/null
-	echo > $TR/trace
+	trace_setup mono 'p:ena_bprobe local_pci_probe' \
+		'r:ena_bprobe_ret local_pci_probe ret=$retval' \
+		'r:ena_breg register_netdevice ret=$retval' \
+		'p:ena_bopen __dev_open' 'r:ena_bopen_ret __dev_open ret=$retval' \
+		initcall/initcall_start initcall/initcall_finish && trace_on
 }

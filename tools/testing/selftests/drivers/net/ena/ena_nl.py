@@ -19,7 +19,10 @@ interface up the instant RTM_NEWLINK announces it, as udev or
 NetworkManager would; with --flap it then sets it down and up again at once.
 Waits until N interfaces have carrier (with --oper: operstate up too) or
 the timeout, and prints one JSON object: {"cmd_us": ..., "cmd_rc": ...,
-"ifaces": {name: {...}}, "order": [names by MAC address]}.
+"ifaces": {name: {...}}, "order": [names by MAC address], "t0_mono_us": ...}.
+t0_mono_us is the instant CMD started on CLOCK_MONOTONIC (the clock of the
+tracer's trace_clock "mono"), so t0_mono_us + carrier_us lands on the time
+line of a trace recorded with that clock (bench/guest-boot.sh, make run).
 
 --check: exit 1 (reason on stderr) unless CMD succeeded and N interfaces
 are, when it returns, administratively up with carrier and operstate "up"
@@ -357,7 +360,7 @@ def main():
         cmd_us = now_us(t0)
     order = sorted(ifaces, key=lambda n: sysfs(n, "address"))
     print(json.dumps({"cmd_us": cmd_us, "cmd_rc": cmd_rc, "ifaces": ifaces,
-                      "order": order}, sort_keys=True))
+                      "order": order, "t0_mono_us": int(t0 * 1e6)}, sort_keys=True))
     if a.check:
         why = check(ifaces, a.count, cmd_rc)
         if why:
