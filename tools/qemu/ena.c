@@ -332,38 +332,6 @@ static void ena_set_keepalive(Object *obj, Visitor *v, const char *name,
     }
 }
 
-static void ena_set_max_depth(Object *obj, Visitor *v, const char *name,
-                              void *opaque, Error **errp)
-{
-    EnaState *s = ENA(obj);
-    uint32_t val;
-
-    if (!visit_type_uint32(v, name, &val, errp)) {
-        return;
-    }
-    if (val < 1 || val > ENA_DEPTH_LIMIT) {
-        error_setg(errp, "max-depth must be in 1..%u", ENA_DEPTH_LIMIT);
-        return;
-    }
-    s->max_depth = val;
-}
-
-static void ena_set_max_tx_sgl(Object *obj, Visitor *v, const char *name,
-                               void *opaque, Error **errp)
-{
-    EnaState *s = ENA(obj);
-    uint32_t val;
-
-    if (!visit_type_uint32(v, name, &val, errp)) {
-        return;
-    }
-    if (val < 1 || val > ENA_PKT_DESCS_MAX / 2) {
-        error_setg(errp, "max-tx-sgl must be in 1..%u", ENA_PKT_DESCS_MAX / 2);
-        return;
-    }
-    s->max_tx_sgl = val;
-}
-
 /*
  * max-queues and llq size the device at realize (MSI-X vectors, queue
  * tables, the LLQ window); afterwards they may move within that size and
@@ -670,6 +638,54 @@ static void ena_add_u32(Object *obj, const char *name, uint32_t *p,
                         set ? set : ena_set_u32, NULL, p);
 }
 
+/* A uint32 property that takes only values in min..max. */
+typedef struct EnaU32Range {
+    uint32_t *p;
+    uint32_t min, max;
+} EnaU32Range;
+
+static void ena_get_u32_range(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    EnaU32Range *r = opaque;
+
+    visit_type_uint32(v, name, r->p, errp);
+}
+
+static void ena_set_u32_range(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    EnaU32Range *r = opaque;
+    uint32_t val;
+
+    if (!visit_type_uint32(v, name, &val, errp)) {
+        return;
+    }
+    if (val < r->min || val > r->max) {
+        error_setg(errp, "%s must be in %u..%u", name, r->min, r->max);
+        return;
+    }
+    *r->p = val;
+}
+
+static void ena_release_u32_range(Object *obj, const char *name,
+                                  void *opaque)
+{
+    g_free(opaque);
+}
+
+static void ena_add_u32_range(Object *obj, const char *name, uint32_t *p,
+                              uint32_t min, uint32_t max)
+{
+    EnaU32Range *r = g_new(EnaU32Range, 1);
+
+    r->p = p;
+    r->min = min;
+    r->max = max;
+    object_property_add(obj, name, "uint32", ena_get_u32_range,
+                        ena_set_u32_range, ena_release_u32_range, r);
+}
+
 static void ena_get_u64(Object *obj, Visitor *v, const char *name,
                         void *opaque, Error **errp)
 {
@@ -780,8 +796,9 @@ static void ena_instance_init(Object *obj)
     /* commands the device works on at once (0: every command at once) */
     ena_add_u32(obj, "admin-parallel", &s->admin_parallel, NULL);
     ena_add_u32(obj, "reset-latency-us", &s->reset_latency_us, NULL);
-    ena_add_u32(obj, "max-depth", &s->max_depth, ena_set_max_depth);
-    ena_add_u32(obj, "max-tx-sgl", &s->max_tx_sgl, ena_set_max_tx_sgl);
+    ena_add_u32_range(obj, "max-depth", &s->max_depth, 1, ENA_DEPTH_LIMIT);
+    ena_add_u32_range(obj, "max-tx-sgl", &s->max_tx_sgl, 1,
+                      ENA_PKT_DESCS_MAX / 2);
     ena_add_u32(obj, "keepalive-ms", &s->keepalive_ms, ena_set_keepalive);
     /* interrupt moderation's delay unit in us; 0: no moderation feature */
     ena_add_u32(obj, "intr-delay-resolution", &s->intr_delay_res, NULL);
