@@ -31,13 +31,10 @@ tx_rings() { ethtool -g "$A" | awk '/^TX:/{printf "%s ", $2}'; }
 # tcp_xfer SIZE ADDR PORT: SIZE of random bytes over TCP from here to a
 # listener in the peer at ADDR:PORT arrive intact
 tcp_xfer() {
-	local i
 	head -c "$1" /dev/urandom > /tmp/ena-llq-tx
 	ip netns exec ena-peer socat -u "TCP-LISTEN:$3,reuseaddr" OPEN:/tmp/ena-llq-rx,creat,trunc &
 	SRV=$!
-	for ((i = 0; i < 50; i++)); do
-		ip netns exec ena-peer ss -ltn | grep -q ":$3 " && break; sleep 0.1
-	done
+	peer_wait_listen "$3"
 	timeout 120 socat -u OPEN:/tmp/ena-llq-tx "TCP:$2:$3" || { kill "$SRV"; SRV=; return 1; }
 	wait "$SRV" || return 1
 	SRV=

@@ -144,11 +144,7 @@ setup() {
 	ena_load && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" &&
 		wait_carrier "$B" 15 ena-peer && ping_ok
 }
-listening() {
-	local i
-	for ((i = 0; i < 50; i++)); do peer ss -ltn | grep -q ":$port " && return 0; sleep 0.1; done
-	echo "no listener"; return 1
-}
+listening() { peer_wait_listen "$port" || { echo "no listener"; return 1; }; }
 ktap_check "load, pair, ping" setup
 # the listener is started here, not by a test case, and is no child of this
 # shell: ktap_run waits for its children and for its output pipe
