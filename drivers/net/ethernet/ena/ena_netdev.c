@@ -65,6 +65,23 @@ static void ena_queues_close(struct ena_adapter *a, u32 from, u32 to)
 }
 
 /**
+ * ena_tx_start_unused() - let the TX queues from @first on look idle
+ * @nd: net device
+ * @first: first TX queue no queue pair serves
+ *
+ * A close stops the netdev TX queue of each queue pair; when fewer pairs
+ * open again, the rest would stay stopped, and the stack's TX watchdog
+ * reports a stopped queue as timed out (a device reset every period).
+ */
+static void ena_tx_start_unused(struct net_device *nd, u32 first)
+{
+	u32 q;
+
+	for (q = first; q < nd->num_tx_queues; q++)
+		netif_tx_start_queue(netdev_get_tx_queue(nd, q));
+}
+
+/**
  * ena_up() - allocate and start the configured queues, program RSS and MTU
  * @a: adapter
  *
@@ -85,6 +102,7 @@ int ena_up(struct ena_adapter *a)
 	rc = netif_set_real_num_queues(nd, a->num_queues, a->num_queues);
 	if (rc)
 		return rc;
+	ena_tx_start_unused(nd, a->num_queues);
 
 	rc = ena_queues_open(a, 0, a->num_queues);
 	if (rc)
@@ -163,7 +181,7 @@ static int ena_close(struct net_device *nd)
 int ena_set_channels_live(struct ena_adapter *a, u32 n)
 {
 	struct net_device *nd = a->netdev;
-	u32 old = a->num_queues, q;
+	u32 old = a->num_queues;
 	int rc;
 
 	ASSERT_RTNL();
@@ -202,9 +220,7 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 		}
 		netif_set_real_num_queues(nd, n, n);
 		ena_queues_close(a, n, old);
-		/* unused TX queues must not look stalled to the TX watchdog */
-		for (q = n; q < old; q++)
-			netif_tx_start_queue(netdev_get_tx_queue(nd, q));
+		ena_tx_start_unused(nd, n);
 	}
 	a->num_queues = n;
 	return 0;
