@@ -17,6 +17,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tools/lib.sh"
 frag=$top/tools/testing/vm/debug.config
+# the selftests' own list of what they need (kselftest's config file): each
+# option of it must be built in or a module in the debug kernel
+stcfg=$top/tools/testing/selftests/drivers/net/ena/config
 srcball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
 [ -n "$srcball" ] || { echo "setup-debug: no /usr/src/linux-source-6.12.tar.*: run 'make setup'" >&2; exit 1; }
 
@@ -25,7 +28,7 @@ tree=$base/linux-source-6.12
 src_id=$(stat -c '%n %s %Y' "$srcball")
 # the build is up to date when neither the source package nor the fragment
 # changed; a changed fragment rebuilds in place (make redoes what changed)
-want=$( (echo "$src_id"; cat "$frag") | sha256sum | cut -c1-16)
+want=$( (echo "$src_id"; cat "$frag" "$stcfg") | sha256sum | cut -c1-16)
 mk() { nice -n "${ENA_DEBUG_NICE:-10}" make -s -C "$tree" "$@"; }
 
 # install_kernel - copy the built kernel and its modules where the guest
@@ -79,6 +82,10 @@ bad=$(grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "$frag" | w
 	*) grep -qx "$line" "$tree/.config" || echo "$line not taken";;
 	esac
 done || true)
+need=$(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=[ym]$/\1/p' "$stcfg" | while read -r opt; do
+	grep -qE "^$opt=[ym]" "$tree/.config" || echo "$opt (needed by the selftests' config) not set"
+done || true)
+bad=$(printf '%s\n%s\n' "$bad" "$need" | sed '/^$/d')
 [ -z "$bad" ] || { echo "$bad" | sed 's/^/setup-debug: /' >&2; exit 1; }
 
 echo "setup-debug: building on $(nproc) CPUs"

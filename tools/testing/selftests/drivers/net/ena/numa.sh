@@ -14,9 +14,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# node_used N: MiB of node N's memory in use
+# node_used N: MiB of node N's memory in use, less the slab and the page
+# cache: the ring's pages are neither, while the test's own tools refill
+# the dentry and inode caches (on a debug kernel, whose slab objects carry
+# redzones and tracking, about 10 MiB on the node the tools run on)
 node_used() {
-	awk '/MemUsed:/ {print int($4 / 1024)}' "/sys/devices/system/node/node$1/meminfo"
+	awk '/MemUsed:/ {u = $4} / FilePages:/ {f = $4} / Slab:/ {s = $4}
+	     END {print int((u - f - s) / 1024)}' "/sys/devices/system/node/node$1/meminfo"
 }
 # hint_cpu IFACE Q: the CPU queue Q's interrupt is hinted to (the first of
 # its hint list; its affinity when there is no hint)
