@@ -95,15 +95,27 @@ rr() {
 		awk '/percentile 50.000 =/ {print $NF, 0; found = 1} END {exit !found}'
 }
 
-# frames per second the peer's XDP drop program drops under a pktgen flood
+# the CPU the interrupt named $1 (a /proc/interrupts name) is delivered to
+irq_cpu() {
+	local n
+	n=$(awk -v name="$1" '$NF == name {sub(":", "", $1); print $1}' /proc/interrupts)
+	[ -n "$n" ] && cat "/proc/irq/$n/effective_affinity_list" 2>/dev/null
+}
+
+# frames per second the peer's XDP drop program drops under a pktgen flood;
+# pktgen's thread runs on another CPU than the peer's RX interrupt (both
+# drivers put queue 0's on CPU 0), so the rate is the receiver's, not the
+# share of one CPU the sender leaves it
 xdp_drop() {
 	local xp=$ENA_TOP/tools/testing/selftests/drivers/net/ena/xdp_prog.py
-	local pg=/proc/net/pktgen bmac d0 d1 t0 t1 pid
+	local pg=/proc/net/pktgen bmac d0 d1 t0 t1 pid th=kpktgend_0
 	modprobe pktgen 2>/dev/null && [ -d $pg ] || return 1
 	bmac=$(ip netns exec ena-peer cat "/sys/class/net/$B/address")
 	ip netns exec ena-peer python3 -S "$xp" attach "$B" drop > /dev/null || return 1
-	echo rem_device_all > $pg/kpktgend_0
-	echo "add_device $A" > $pg/kpktgend_0
+	[ "$(irq_cpu "$B-Tx-Rx-0")" = 0 ] && [ -e $pg/kpktgend_1 ] && th=kpktgend_1
+	echo rem_device_all > $pg/$th
+	echo "add_device $A" > $pg/$th
+	echo "# xdp_drop: pktgen on $th, $B's RX interrupt on CPU $(irq_cpu "$B-Tx-Rx-0")" >&2
 	printf '%s\n' "count 0" "pkt_size 60" "delay 0" "dst 10.77.0.2" "dst_mac $bmac" |
 		while read -r l; do echo "$l" > "$pg/$A"; done
 	d0=$(ip netns exec ena-peer ethtool -S "$B" | awk '$1 ~ /_rx_xdp_drop:$/ {n += $2} END {print n + 0}')
@@ -115,7 +127,7 @@ xdp_drop() {
 	wait "$pid"
 	t1=${EPOCHREALTIME/./}
 	d1=$(ip netns exec ena-peer ethtool -S "$B" | awk '$1 ~ /_rx_xdp_drop:$/ {n += $2} END {print n + 0}')
-	echo rem_device_all > $pg/kpktgend_0
+	echo rem_device_all > $pg/$th
 	ip netns exec ena-peer python3 -S "$xp" detach "$B" > /dev/null
 	echo "$(( (d1 - d0) * 1000000 / (t1 - t0) )) 0"
 }

@@ -279,6 +279,7 @@ struct ena_rxq {
 enum ena_qp_state {
 	ENA_QP_ALLOCATED,
 	ENA_QP_STARTED,
+	ENA_QP_KICK_DUE,	/* started; its first poll not yet scheduled */
 };
 
 /*
@@ -570,6 +571,7 @@ int ena_rss_set_flow_hash(struct ena_adapter *a, u32 flow_type, u64 data);
 /* ena_queue.c: one queue pair's memory life cycle */
 int ena_qp_alloc(struct ena_adapter *a, u16 qid, u32 tx_depth, u32 rx_depth);
 int ena_qps_start(struct ena_adapter *a, u16 from, u16 to);
+void ena_qps_kick(struct ena_adapter *a, u16 from, u16 to);
 int ena_qp_start(struct ena_adapter *a, u16 qid);
 void ena_qp_stop(struct ena_adapter *a, u16 qid);
 void ena_qp_free(struct ena_adapter *a, u16 qid);

@@ -48,7 +48,8 @@ static bool ena_intr_missed(struct ena_qp *qp)
 	/* a start's first poll may still wait in its work item */
 	bool idle = polls == qp->polls_seen &&
 		    !test_bit(NAPI_STATE_SCHED, &qp->napi.state) &&
-		    !work_pending(&qp->kick);
+		    !work_pending(&qp->kick) &&
+		    !test_bit(ENA_QP_KICK_DUE, &qp->state);
 
 	qp->polls_seen = polls;
 	if (!idle || !ena_cq_pending(qp)) {

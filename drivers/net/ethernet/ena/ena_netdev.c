@@ -31,7 +31,8 @@ static void ena_qp_set_slots(struct ena_adapter *a, struct ena_qp *qp)
 
 /*
  * Allocate queues [@from, @to), then start them together: their device
- * queues are created in pipelined batches (ena_qps_start()).
+ * queues are created in pipelined batches (ena_qps_start()).  The caller
+ * schedules their first polls (ena_qps_kick()).
  */
 static int ena_queues_open(struct ena_adapter *a, u32 from, u32 to)
 {
@@ -116,6 +117,7 @@ int ena_up(struct ena_adapter *a)
 		goto err;
 
 	set_bit(ENA_F_QUEUES_UP, &a->flags);
+	ena_qps_kick(a, 0, a->num_queues);
 	ena_link_carrier(a, true);
 	return 0;
 err:
@@ -211,6 +213,7 @@ int ena_set_channels_live(struct ena_adapter *a, u32 n)
 			ena_queues_close(a, old, n);
 			return rc;
 		}
+		ena_qps_kick(a, old, n);
 	} else {
 		ena_rss_spread(a, n);
 		rc = ena_rss_push(a);

@@ -723,18 +723,9 @@ static int ena_qp_run(struct ena_adapter *a, struct ena_qp *qp)
 	/* what netdev netlink reports: this NAPI serves both queues */
 	netif_queue_set_napi(a->netdev, qp->qid, NETDEV_QUEUE_TYPE_RX, &qp->napi);
 	netif_queue_set_napi(a->netdev, qp->qid, NETDEV_QUEUE_TYPE_TX, &qp->napi);
-	/*
-	 * A first poll, which finishes the RX fill and unmasks the vector
-	 * when it is done.  It takes in what the device completed before NAPI
-	 * was enabled: the RX buffers posted above can be filled at once, and
-	 * the interrupt for that (armed in a device just reset) found NAPI
-	 * disabled and was lost; nothing else would announce those
-	 * completions.  Scheduled from a (high priority) work item, so the
-	 * fill does not run in this RTNL-holding context when bottom halves
-	 * are enabled again, but in the gaps while it waits for the device.
-	 */
+	/* the first poll: ena_qps_kick() */
 	INIT_WORK(&qp->kick, ena_qp_kick);
-	queue_work(system_highpri_wq, &qp->kick);
+	set_bit(ENA_QP_KICK_DUE, &qp->state);
 	/*
 	 * Wake, not start: packets the qdisc held back while this queue was
 	 * stopped (a restart by -G or a reset under traffic) must be sent now,
@@ -761,8 +752,10 @@ static bool ena_ring_first(const struct ena_ring_start *r)
  * Creates the CQs, then the SQs, of every ring of these pairs (TX, RX and
  * XDP TX if the pair has one) in pipelined admin batches
  * (ena_rings_create()), then per pair takes the IO vector, posts a first
- * batch of RX buffers, enables NAPI and schedules its first poll (which
- * posts the rest and unmasks the vector), and opens the TX queue.
+ * batch of RX buffers, enables NAPI and opens the TX queue.  The caller
+ * schedules their first polls with ena_qps_kick() (which post the rest and
+ * unmask the vectors) once its own admin commands are done; until then
+ * the queues pass no traffic the device completes.
  *
  * Return: 0 or a negative errno; on failure none of these pairs is left
  * started by this call: each is allocated and stopped, with nothing
@@ -840,15 +833,48 @@ err:
 }
 
 /**
+ * ena_qps_kick() - schedule the first poll of the pairs just started
+ * @a: adapter
+ * @from: first queue pair
+ * @to: one past the last
+ *
+ * The first poll finishes the RX fill and unmasks the vector when it is
+ * done.  It also takes in what the device completed before NAPI was
+ * enabled: the RX buffers posted by the start can be filled at once, and
+ * the interrupt for that (armed in a device just reset) found NAPI
+ * disabled and was lost; nothing else would announce those completions.
+ * It is scheduled from a (high priority) work item, after the caller's
+ * last admin command of the open (RSS, MTU): the fill then runs once the
+ * open is over, not in its waits for the device, which would hold RTNL
+ * that much longer.
+ */
+void ena_qps_kick(struct ena_adapter *a, u16 from, u16 to)
+{
+	u16 q;
+
+	for (q = from; q < to; q++) {
+		struct ena_qp *qp = &a->qps[q];
+
+		if (test_and_clear_bit(ENA_QP_KICK_DUE, &qp->state))
+			queue_work(system_highpri_wq, &qp->kick);
+	}
+}
+
+/**
  * ena_qp_start() - create one queue pair's device queues and start it
  * @a: adapter
  * @qid: queue index; allocated
  *
- * Return: as ena_qps_start() for the one pair.
+ * Return: as ena_qps_start() for the one pair, whose first poll is
+ * scheduled.
  */
 int ena_qp_start(struct ena_adapter *a, u16 qid)
 {
-	return ena_qps_start(a, qid, qid + 1);
+	int rc = ena_qps_start(a, qid, qid + 1);
+
+	if (!rc)
+		ena_qps_kick(a, qid, qid + 1);
+	return rc;
 }
 
 /**
@@ -878,6 +904,7 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 	 */
 	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_RX, NULL);
 	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_TX, NULL);
+	clear_bit(ENA_QP_KICK_DUE, &qp->state);
 	cancel_work_sync(&qp->kick);
 	napi_disable(&qp->napi);
 	cancel_work_sync(&qp->dim.work);
