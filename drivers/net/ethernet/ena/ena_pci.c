@@ -104,9 +104,29 @@ static u32 ena_ring_size(u32 dev_max)
 	return s;
 }
 
+/*
+ * The netdev's queue count, fixed before the device says how many queues
+ * it has: the most ena_size_queues() can choose with the CPUs online and
+ * the MSI-X vectors (one of them is the management vector).  The stack
+ * sizes per-queue state by it (mq makes a qdisc for every TX queue at the
+ * first open), so sizing for the driver maximum cost every open time and
+ * about 3 MiB per interface.  The in-tree driver sizes by the same bounds
+ * (and the device's count, which it reads first).
+ */
+static unsigned int ena_netdev_queues(struct pci_dev *pdev)
+{
+	unsigned int n = min_t(unsigned int, ENA_MAX_QUEUES, num_online_cpus());
+	int vecs = pci_msix_vec_count(pdev);
+
+	if (vecs > 1)
+		n = min_t(unsigned int, n, vecs - 1);
+	return max(n, 1U);
+}
+
 static void ena_size_queues(struct ena_adapter *a)
 {
-	u32 max = min_t(u32, ENA_MAX_QUEUES, num_online_cpus());
+	/* a CPU may have come online since the netdev was sized */
+	u32 max = min_t(u32, a->netdev->num_tx_queues, num_online_cpus());
 
 	max = min(max, a->dev_max_queues);
 	if (a->llq.enabled)
@@ -192,7 +212,7 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_disable;
 	pci_set_master(pdev);
 
-	nd = alloc_etherdev_mq(sizeof(*a), ENA_MAX_QUEUES);
+	nd = alloc_etherdev_mq(sizeof(*a), ena_netdev_queues(pdev));
 	if (!nd) {
 		rc = -ENOMEM;
 		goto err_regions;
@@ -264,8 +284,9 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ena_probe_mark(a, ENA_PROBE_RSS, t0);
 
 	/*
-	 * Expose only the configured queues: the netdev was sized for the
-	 * driver maximum, and every queue registered costs sysfs objects.
+	 * Expose only the configured queues: the netdev was sized before the
+	 * device's count was known, and every queue registered costs sysfs
+	 * objects.
 	 */
 	rc = netif_set_real_num_tx_queues(nd, a->num_queues);
 	if (!rc)

@@ -73,7 +73,7 @@ model_caps() {
 cleanup() { pair_teardown; ena_unload 2>/dev/null; model_caps off > /dev/null 2>&1; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-ktap_header 9
+ktap_header 10
 names=("stock: names recorded" "ethtool -S: every stock name in ours"
 	"ethtool -S: stock's names in stock's order in ours"
 	"IRQ names: every stock name in ours"
@@ -81,6 +81,7 @@ names=("stock: names recorded" "ethtool -S: every stock name in ours"
 	"queue tx_cnt/rx_cnt sums follow $npings pings (stock, ours)"
 	"device statistics: model values read back the same (stock, ours)"
 	"ENI statistics without customer metrics: same names and values (stock, ours)"
+	"ip -d link: numtxqueues and numrxqueues the same as stock's"
 	"kernel log clean")
 if ! is_ours; then
 	for n in "${names[@]}"; do ktap_skip "$n" "compares both drivers: runs with ENA_DRIVER=ours"; done
@@ -96,6 +97,9 @@ snap() {
 	ethtool -L "$A" combined 2 || { echo "$drv: ethtool -L combined 2 failed"; return 1; }
 	wait_carrier "$A" || return 1
 	bdf=$(ena_bdf "$A")
+	# the netdev's queue counts (mq makes a qdisc per TX queue): "TX RX"
+	echo "$drv queues $(ip -d link show "$A" | grep -Eo 'num[tr]xqueues [0-9]+' |
+		awk '{ print $2 }' | paste -sd' ')" >> "$tmp/meaning"
 	ethtool -S "$A" | awk -F: 'NR > 1 { gsub(/^ +/, "", $1); print $1 }' > "$tmp/$drv.order"
 	sort "$tmp/$drv.order" > "$tmp/$drv.stats"
 	devstats "$drv" > "$tmp/$drv.dev"
@@ -213,6 +217,14 @@ eni_only() {
 	[ "$(wc -l < "$tmp/ours.eni")" = 10 ] || { echo "ours lists $(wc -l < "$tmp/ours.eni") device statistics, expected 10"; return 1; }
 }
 ktap_check "${names[7]}" eni_only
+queues_same() {
+	local st ou
+	st=$(awk '$1 == "stock" && $2 == "queues" { print $3, $4 }' "$tmp/meaning")
+	ou=$(awk '$1 == "ours" && $2 == "queues" { print $3, $4 }' "$tmp/meaning")
+	echo "numtxqueues numrxqueues: stock $st, ours $ou"
+	[ -n "$st" ] && [ "$st" = "$ou" ]
+}
+ktap_check "${names[8]}" queues_same
 model_caps off || ktap_diag "model: could not clear the capabilities"
-ktap_check "${names[8]}" dmesg_clean "$d0"
+ktap_check "${names[9]}" dmesg_clean "$d0"
 ktap_finish
