@@ -121,8 +121,11 @@ static int ena_txq_alloc_mem(struct ena_qp *qp, struct ena_txq *tx, u32 depth)
 	if (!tx->cq)
 		goto err;
 	tx->free_ids = kvmalloc_node(depth * sizeof(u16), GFP_KERNEL, qp->node);
-	tx->bufs = kvzalloc_node(depth * sizeof(*tx->bufs), GFP_KERNEL,
-				 qp->node);
+	/*
+	 * About 320 bytes a slot (the DMA maps of a packet of
+	 * ENA_TX_MAX_BUFS buffers): no need for an order-7 block
+	 */
+	tx->bufs = vzalloc_node(depth * sizeof(*tx->bufs), qp->node);
 	if (!tx->free_ids || !tx->bufs)
 		goto err;
 	return 0;
