@@ -230,6 +230,7 @@ struct ena_txq {
 	u16 sq_idx;
 	u16 cq_idx;
 	u32 cq_head;
+	u32 cq_head_told;	/* last written to the CQ head doorbell */
 	u32 next_to_use;	/* free_ids consumer */
 	u32 next_to_clean;	/* free_ids producer */
 	u32 max_slots;		/* SQ slots the largest packet needs */
@@ -255,6 +256,7 @@ struct ena_rxq {
 	u16 sq_idx;
 	u16 cq_idx;
 	u32 cq_head;
+	u32 cq_head_told;	/* last written to the CQ head doorbell */
 	u32 buf_len;
 	u32 next_to_use;
 	u32 next_to_clean;

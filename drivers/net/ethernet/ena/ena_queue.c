@@ -398,6 +398,7 @@ static void ena_txq_reset(struct ena_qp *qp, struct ena_txq *tx)
 	tx->sq_head = 0;
 	tx->sq_phase = 1;
 	tx->cq_head = 0;
+	tx->cq_head_told = 0;
 	tx->cq_phase = 1;
 	tx->next_to_use = 0;
 	tx->next_to_clean = 0;
@@ -422,6 +423,7 @@ static void ena_qp_reset_indices(struct ena_qp *qp)
 	rx->sq_tail = 0;
 	rx->sq_phase = 1;
 	rx->cq_head = 0;
+	rx->cq_head_told = 0;
 	rx->cq_phase = 1;
 	rx->next_to_use = 0;
 	/* one id stays unused so a full ring never wraps onto itself */

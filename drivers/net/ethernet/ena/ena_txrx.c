@@ -599,10 +599,19 @@ int ena_tx_post_frame(struct ena_qp *qp, struct ena_txq *tx,
 	return 0;
 }
 
-static void ena_cq_head_db(u32 __iomem *db, u32 head, u32 depth)
+/*
+ * The CQ head doorbell (where the device gives one) tells it how far the
+ * driver has read.  Written, as in-tree, only once more than a quarter of
+ * the ring was read since the last write: a CQ as deep as its SQ cannot
+ * overflow, and each write is an MMIO exit under virtualisation (per poll,
+ * two for a queue pair passing traffic both ways).
+ */
+static void ena_cq_head_db(u32 __iomem *db, u32 head, u32 depth, u32 *told)
 {
-	if (db)
+	if (db && head - *told > depth / 4) {
 		writel(head & (depth - 1), db);
+		*told = head;
+	}
 }
 
 /* a buffer's packet is in flight: an skb, or a frame on an XDP TX ring */
@@ -680,7 +689,7 @@ static bool ena_clean_tx(struct ena_qp *qp, struct ena_txq *tx,
 
 	/* slots are free only once the buffers above are released */
 	smp_store_release(&tx->sq_head, tx->sq_head + slots);
-	ena_cq_head_db(tx->cq_db, tx->cq_head, tx->depth);
+	ena_cq_head_db(tx->cq_db, tx->cq_head, tx->depth, &tx->cq_head_told);
 
 	u64_stats_update_begin(&qp->stats->napi_sync);
 	if (xdp) {
@@ -1039,7 +1048,8 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 	}
 
 	if (handed)
-		ena_cq_head_db(rx->cq_db, rx->cq_head, rx->depth);
+		ena_cq_head_db(rx->cq_db, rx->cq_head, rx->depth,
+			       &rx->cq_head_told);
 	u64_stats_update_begin(&qp->stats->napi_sync);
 	qp->stats->rx_packets += pkts;
 	qp->stats->rx_bytes += bytes;
