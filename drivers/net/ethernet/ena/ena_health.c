@@ -45,7 +45,7 @@ static bool ena_cq_pending(const struct ena_qp *qp)
 static bool ena_intr_missed(struct ena_qp *qp)
 {
 	u64 polls = READ_ONCE(qp->stats->napi_polls);
-	/* a start's first poll may still wait in its work item */
+	/* a start's first poll may still wait in its work item, or be due */
 	bool idle = polls == qp->polls_seen &&
 		    !test_bit(NAPI_STATE_SCHED, &qp->napi.state) &&
 		    !work_pending(&qp->kick) &&

@@ -651,7 +651,7 @@ static int ena_txq_destroy(struct ena_adapter *a, struct ena_txq *tx)
 	       ena_destroy_cq(a, tx->cq_idx);
 }
 
-/* ena_qp_start()'s first poll, in a work item */
+/* a started pair's first poll, in a work item (ena_qps_kick()) */
 static void ena_qp_kick(struct work_struct *w)
 {
 	struct ena_qp *qp = container_of(w, struct ena_qp, kick);
@@ -679,8 +679,9 @@ static int ena_xdp_rxq_reg(struct ena_adapter *a, struct ena_qp *qp)
 
 /*
  * ena_qps_start()'s part of one pair once its device queues exist: the IO
- * vector, a first batch of RX buffers, NAPI and its first poll, the TX
- * queue.  Return: 0, or the errno of request_irq() with nothing done.
+ * vector, a first batch of RX buffers, NAPI (its first poll marked due for
+ * ena_qps_kick()), the TX queue.  Return: 0, or the errno of request_irq()
+ * with nothing done.
  */
 static int ena_qp_run(struct ena_adapter *a, struct ena_qp *qp)
 {
@@ -760,7 +761,7 @@ static bool ena_ring_first(const struct ena_ring_start *r)
  * batch of RX buffers, enables NAPI and opens the TX queue.  The caller
  * schedules their first polls with ena_qps_kick() (which post the rest and
  * unmask the vectors) once its own admin commands are done; until then
- * the queues pass no traffic the device completes.
+ * the queues run on their first RX batch.
  *
  * Return: 0 or a negative errno; on failure none of these pairs is left
  * started by this call: each is allocated and stopped, with nothing

@@ -601,10 +601,12 @@ int ena_tx_post_frame(struct ena_qp *qp, struct ena_txq *tx,
 
 /*
  * The CQ head doorbell (where the device gives one) tells it how far the
- * driver has read.  Written, as in-tree, only once more than a quarter of
- * the ring was read since the last write: a CQ as deep as its SQ cannot
- * overflow, and each write is an MMIO exit under virtualisation (per poll,
- * two for a queue pair passing traffic both ways).
+ * driver has read.  Written, as the in-tree driver does, only once more
+ * than a quarter of the ring was read since the last write (a completion
+ * needs a posted descriptor, and a descriptor's slot is reused only after
+ * its completion was read, so the device cannot overrun the ring): each
+ * write is an MMIO exit under virtualisation, per poll two for a queue
+ * pair passing traffic both ways.
  */
 static void ena_cq_head_db(u32 __iomem *db, u32 head, u32 depth, u32 *told)
 {
