@@ -34,6 +34,11 @@ def value(v):
     return {"true": True, "false": False, "": None}.get(v, v)
 
 
+# values kept as text whatever they look like: an abbreviated commit such
+# as 982e290 reads as a number in exponent notation
+TEXT_KEYS = {"commit", "kernel", "variant", "host_load"}
+
+
 def fields(args):
     """The KEY=VALUE arguments as a dict (exits with a message on a bad one)."""
     rec = {}
@@ -41,7 +46,7 @@ def fields(args):
         k, sep, v = a.partition("=")
         if not sep or not k:
             sys.exit(f"benchrec: not KEY=VALUE: {a!r}")
-        rec[k] = value(v)
+        rec[k] = v if k in TEXT_KEYS else value(v)
     return rec
 
 
