@@ -104,11 +104,14 @@ void ena_poll_init(struct ena_poll *p, struct device *dev)
 }
 
 /*
- * A polled admin wait may first spin for up to spin_us: the device's
- * reaction is seen at once instead of after a sleep and its timer
- * overshoot, at the price of the CPU time counted in spin_ns.  Only for
- * admin waits, whose condition reads host memory and never sleeps.
- * Returns true when the condition came true while spinning.
+ * An admin wait may first spin for up to spin_us: the device's reaction is
+ * seen at once instead of after a sleep and its timer overshoot (polled
+ * mode) or after the interrupt and the waiter's wakeup (interrupt mode;
+ * the condition reads the completion entry itself, so the interrupt that
+ * follows only finds the wait over), at the price of the CPU time counted
+ * in spin_ns.  Only for admin waits, whose condition reads host memory
+ * and never sleeps.  Returns true when the condition came true while
+ * spinning.
  */
 static bool ena_poll_spin(struct ena_poll *p, enum ena_wait_kind kind,
 			  const struct ena_wait_cond *c, void *ctx,
@@ -222,7 +225,7 @@ static int ena_poll_run(struct ena_poll *p, enum ena_wait_kind kind,
 	u32 sleep_us = p->first_us;
 	int rc = 0;
 
-	if (!irq && kind == ENA_WAIT_ADMIN && p->spin_us && !c->done(ctx) &&
+	if (kind == ENA_WAIT_ADMIN && p->spin_us && !c->done(ctx) &&
 	    ena_poll_spin(p, kind, c, ctx, start))
 		goto out;
 	while (!c->done(ctx)) {
