@@ -536,10 +536,35 @@ int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 int ena_admin_exec(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 		   struct ena_acq_resp *resp);
 bool ena_feature_supported(struct ena_adapter *a, enum ena_feature id);
+/**
+ * struct ena_feat_get - one GET_FEATURE of a batch (ena_get_features())
+ * @id: feature
+ * @version: feature version asked for
+ * @buf: DMA address of the control buffer, or 0
+ * @buf_len: its length, or 0
+ * @resp: the completion (valid when @rc is 0)
+ * @rc: 0, -EOPNOTSUPP when the device does not list the feature, or the
+ *	errno of the command's completion status
+ */
+struct ena_feat_get {
+	enum ena_feature id;
+	u8 version;
+	dma_addr_t buf;
+	u32 buf_len;
+	struct ena_acq_resp resp;
+	int rc;
+};
+
+#define ENA_FEAT_GET_MAX	8
+
+int ena_get_features(struct ena_adapter *a, struct ena_feat_get *g,
+		     unsigned int n);
 int ena_get_feature(struct ena_adapter *a, enum ena_feature id, u8 version,
 		    dma_addr_t buf, u32 buf_len, struct ena_acq_resp *resp);
 int ena_set_feature(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 		    enum ena_feature id, dma_addr_t buf, u32 buf_len);
+void ena_set_feature_cmd(struct ena_aq_cmd *cmd, enum ena_feature id,
+			 dma_addr_t buf, u32 buf_len);
 void ena_set_dma_addr(struct ena_dma_addr *d, dma_addr_t addr);
 const char *ena_feature_name(enum ena_feature id);
 
@@ -566,6 +591,8 @@ void ena_rss_free(struct ena_adapter *a);
 void ena_rss_default_table(struct ena_adapter *a, u32 nq);
 void ena_rss_spread(struct ena_adapter *a, u32 nq);
 int ena_rss_push(struct ena_adapter *a);
+int ena_rss_push_with(struct ena_adapter *a, struct ena_aq_cmd *extra,
+		      int *extra_rc);
 int ena_rss_set_hash(struct ena_adapter *a, u8 func, const u8 *key);
 int ena_rss_get_flow_hash(struct ena_adapter *a, u32 flow_type, u64 *data);
 int ena_rss_set_flow_hash(struct ena_adapter *a, u32 flow_type, u64 data);

@@ -648,6 +648,60 @@ int ena_get_feature(struct ena_adapter *a, enum ena_feature id, u8 version,
 }
 
 /**
+ * ena_get_features() - independent GET_FEATUREs in one admin batch
+ * @a: adapter
+ * @g: @n requests; each gets its own @rc and completion
+ * @n: 1..ENA_FEAT_GET_MAX
+ *
+ * The features the device lists go to it together (ena_admin_exec_many()),
+ * so a bring-up waits one device round trip for all of them instead of one
+ * each.  A feature the device does not list gets -EOPNOTSUPP without a
+ * command.
+ *
+ * Return: 0, or the error that left no completion valid (timeout,
+ * malformed completion, device awaiting reset); a command's own status is
+ * only in its @rc.
+ */
+int ena_get_features(struct ena_adapter *a, struct ena_feat_get *g,
+		     unsigned int n)
+{
+	struct ena_acq_resp resp[ENA_FEAT_GET_MAX];
+	struct ena_aq_cmd cmd[ENA_FEAT_GET_MAX];
+	unsigned int idx[ENA_FEAT_GET_MAX];
+	int rcs[ENA_FEAT_GET_MAX];
+	unsigned int i, m = 0;
+	int rc;
+
+	if (WARN_ON_ONCE(!n || n > ENA_FEAT_GET_MAX))
+		return -EINVAL;
+	memset(cmd, 0, sizeof(cmd));
+	for (i = 0; i < n; i++) {
+		g[i].rc = -EOPNOTSUPP;
+		if (!ena_feature_supported(a, g[i].id))
+			continue;
+		cmd[m].hdr.opcode = ENA_OP_GET_FEATURE;
+		if (g[i].buf_len) {
+			cmd[m].hdr.flags = ENA_AQ_FLAG_CTRL_INDIRECT;
+			cmd[m].feature.ctrl.len = cpu_to_le32(g[i].buf_len);
+			ena_set_dma_addr(&cmd[m].feature.ctrl.addr, g[i].buf);
+		}
+		cmd[m].feature.feat.id = g[i].id;
+		cmd[m].feature.feat.version = g[i].version;
+		idx[m++] = i;
+	}
+	if (!m)
+		return 0;
+	rc = ena_admin_exec_many(a, cmd, resp, rcs, m);
+	if (rc == -ETIME || rc == -EIO || rc == -ENODEV)
+		return rc;
+	for (i = 0; i < m; i++) {
+		g[idx[i]].rc = rcs[i];
+		g[idx[i]].resp = resp[i];
+	}
+	return 0;
+}
+
+/**
  * ena_set_feature() - SET_FEATURE with the payload already in @cmd
  * @a: adapter
  * @cmd: command with cmd->feature.u filled in
@@ -664,7 +718,22 @@ int ena_set_feature(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 
 	if (!ena_feature_supported(a, id))
 		return -EOPNOTSUPP;
+	ena_set_feature_cmd(cmd, id, buf, buf_len);
+	return ena_admin_exec(a, cmd, &resp);
+}
 
+/**
+ * ena_set_feature_cmd() - make @cmd a SET_FEATURE, its payload already in it
+ * @cmd: command with cmd->feature.u filled in
+ * @id: feature; the caller checked ena_feature_supported()
+ * @buf: DMA address of the control buffer, or 0
+ * @buf_len: its length, or 0
+ *
+ * For a caller that sends it in a batch (ena_admin_exec_many()).
+ */
+void ena_set_feature_cmd(struct ena_aq_cmd *cmd, enum ena_feature id,
+			 dma_addr_t buf, u32 buf_len)
+{
 	cmd->hdr.opcode = ENA_OP_SET_FEATURE;
 	if (buf_len) {
 		cmd->hdr.flags = ENA_AQ_FLAG_CTRL_INDIRECT;
@@ -672,5 +741,4 @@ int ena_set_feature(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 		ena_set_dma_addr(&cmd->feature.ctrl.addr, buf);
 	}
 	cmd->feature.feat.id = id;
-	return ena_admin_exec(a, cmd, &resp);
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The device bring-up sequence, shared by probe and reset recovery.  It
- * sends the same admin commands as the stock driver, no more:
- * SET HOST_ATTR_CONFIG; GET DEVICE_ATTRIBUTES; GET MAX_QUEUES_EXT (or
- * MAX_QUEUES_NUM); GET AENQ_CONFIG; GET STATELESS_OFFLOAD; GET HW_HINTS and
- * GET LLQ when listed; GET+SET AENQ_CONFIG; SET LLQ; GET
- * INTERRUPT_MODERATION.
+ * sends the admin commands the stock driver sends (less its second read of
+ * AENQ_CONFIG), in four round trips instead of one per command:
+ * SET HOST_ATTR_CONFIG; GET DEVICE_ATTRIBUTES (which lists the features);
+ * one batch of GET MAX_QUEUES_EXT (or MAX_QUEUES_NUM), AENQ_CONFIG,
+ * STATELESS_OFFLOAD, and HW_HINTS, LLQ, INTERRUPT_MODERATION when listed;
+ * one batch of SET AENQ_CONFIG and SET LLQ.
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
@@ -89,18 +90,13 @@ static __printf(2, 3) int ena_dev_bad_answer(struct ena_adapter *a,
 	return -EINVAL;
 }
 
-static int ena_get_queue_limits(struct ena_adapter *a)
+/* the completion of GET MAX_QUEUES_EXT (@ext) or MAX_QUEUES, checked */
+static int ena_queue_limits(struct ena_adapter *a, bool ext,
+			    const struct ena_acq_resp *r)
 {
-	struct ena_acq_resp r;
-	int rc;
+	if (ext) {
+		const struct ena_feat_max_queues_ext *q = &r->max_queues_ext;
 
-	if (ena_feature_supported(a, ENA_FEAT_MAX_QUEUES_EXT)) {
-		const struct ena_feat_max_queues_ext *q = &r.max_queues_ext;
-
-		rc = ena_get_feature(a, ENA_FEAT_MAX_QUEUES_EXT,
-				     ENA_MAX_QUEUES_EXT_VERSION, 0, 0, &r);
-		if (rc)
-			return rc;
 		if (q->version != ENA_MAX_QUEUES_EXT_VERSION)
 			return ena_dev_bad_answer(a, "MAX_QUEUES_EXT version %u",
 						  q->version);
@@ -116,11 +112,8 @@ static int ena_get_queue_limits(struct ena_adapter *a)
 		a->max_tx_sgl = le16_to_cpu(q->max_tx_descs_per_pkt);
 		a->max_rx_sgl = le16_to_cpu(q->max_rx_descs_per_pkt);
 	} else {
-		const struct ena_feat_max_queues *q = &r.max_queues;
+		const struct ena_feat_max_queues *q = &r->max_queues;
 
-		rc = ena_get_feature(a, ENA_FEAT_MAX_QUEUES, 0, 0, 0, &r);
-		if (rc)
-			return rc;
 		a->dev_max_queues = min(le32_to_cpu(q->max_sq_num),
 					le32_to_cpu(q->max_cq_num));
 		a->dev_max_tx_depth = min(le32_to_cpu(q->max_sq_depth),
@@ -195,11 +188,11 @@ static bool ena_llq_choose(struct ena_adapter *a, const struct ena_feat_llq *f)
 	return c->max_depth >= 2 && c->max_num;
 }
 
-static int ena_llq_configure(struct ena_adapter *a)
+/* the SET LLQ payload of the layout ena_llq_choose() picked */
+static void ena_llq_cmd(struct ena_adapter *a, struct ena_aq_cmd *cmd)
 {
 	struct ena_llq_cfg *c = &a->llq;
-	struct ena_aq_cmd cmd = {};
-	struct ena_feat_llq *l = &cmd.feature.u.llq;
+	struct ena_feat_llq *l = &cmd->feature.u.llq;
 
 	l->hdr_location_enabled = cpu_to_le16(ENA_LLQ_HDR_INLINE);
 	l->entry_size_enabled = cpu_to_le16(c->entry_size == ENA_LLQ_LARGE_ENTRY ?
@@ -215,25 +208,6 @@ static int ena_llq_configure(struct ena_adapter *a)
 	 */
 	l->accel_flags = cpu_to_le16((ENA_LLQ_ACCEL_NO_META_CACHE |
 				      ENA_LLQ_ACCEL_TX_BURST) & c->accel_flags);
-	return ena_set_feature(a, &cmd, ENA_FEAT_LLQ, 0, 0);
-}
-
-static int ena_aenq_configure(struct ena_adapter *a)
-{
-	struct ena_aq_cmd cmd = {};
-	struct ena_acq_resp r;
-	u32 groups;
-	int rc;
-
-	rc = ena_get_feature(a, ENA_FEAT_AENQ_CONFIG, 0, 0, 0, &r);
-	if (rc)
-		return rc;
-	groups = ENA_AENQ_WANTED_GROUPS & le32_to_cpu(r.aenq.supported_groups);
-	cmd.feature.u.aenq.enabled_groups = cpu_to_le32(groups);
-	rc = ena_set_feature(a, &cmd, ENA_FEAT_AENQ_CONFIG, 0, 0);
-	if (!rc)
-		a->aenq_groups = groups;
-	return rc;
 }
 
 static int ena_check_version(struct ena_adapter *a)
@@ -280,6 +254,17 @@ static int ena_set_dma_width(struct ena_adapter *a)
 	return dma_set_mask_and_coherent(&a->pdev->dev, DMA_BIT_MASK(width));
 }
 
+/* the GET_FEATUREs of ena_device_init()'s batch */
+enum {
+	ENA_GET_QUEUES,
+	ENA_GET_AENQ,
+	ENA_GET_OFFLOAD,
+	ENA_GET_HINTS,
+	ENA_GET_LLQ,
+	ENA_GET_MODER,
+	ENA_GET_N
+};
+
 /**
  * ena_device_init() - reset the device and run the bring-up commands
  * @a: adapter; host_info, the admin rings and the AENQ ring are allocated
@@ -294,10 +279,15 @@ static int ena_set_dma_width(struct ena_adapter *a)
  */
 int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason)
 {
+	struct ena_feat_get get[ENA_GET_N] = {};
 	struct device *dev = &a->pdev->dev;
+	struct ena_acq_resp set_resp[2];
+	struct ena_aq_cmd set[2] = {};
+	bool llq_ok = false, qext;
+	unsigned int nset;
+	int set_rc[2], rc;
 	struct ena_acq_resp r;
-	bool llq_ok = false;
-	int rc;
+	u32 groups;
 
 	clear_bit(ENA_F_ADMIN_READY, &a->flags);
 	rc = ena_dev_reset(a, reason);
@@ -329,57 +319,82 @@ int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason)
 	ether_addr_copy(a->mac, r.dev_attr.mac);
 	a->max_mtu = le32_to_cpu(r.dev_attr.max_mtu);
 
-	rc = ena_get_queue_limits(a);
+	/* the device's answers to these do not depend on each other */
+	qext = ena_feature_supported(a, ENA_FEAT_MAX_QUEUES_EXT);
+	get[ENA_GET_QUEUES] = (struct ena_feat_get){
+		.id = qext ? ENA_FEAT_MAX_QUEUES_EXT : ENA_FEAT_MAX_QUEUES,
+		.version = qext ? ENA_MAX_QUEUES_EXT_VERSION : 0 };
+	get[ENA_GET_AENQ].id = ENA_FEAT_AENQ_CONFIG;
+	get[ENA_GET_OFFLOAD].id = ENA_FEAT_OFFLOAD;
+	get[ENA_GET_HINTS].id = ENA_FEAT_HW_HINTS;
+	get[ENA_GET_LLQ].id = ENA_FEAT_LLQ;
+	get[ENA_GET_MODER].id = ENA_FEAT_INTR_MODER;
+	rc = ena_get_features(a, get, ENA_GET_N);
 	if (rc)
 		goto err;
 
-	/* the stock driver reads AENQ_CONFIG here and again before SET */
-	rc = ena_get_feature(a, ENA_FEAT_AENQ_CONFIG, 0, 0, 0, &r);
+	rc = get[ENA_GET_QUEUES].rc ?:
+	     ena_queue_limits(a, qext, &get[ENA_GET_QUEUES].resp);
 	if (rc)
 		goto err;
-
-	rc = ena_get_feature(a, ENA_FEAT_OFFLOAD, 0, 0, 0, &r);
+	rc = get[ENA_GET_AENQ].rc ?: get[ENA_GET_OFFLOAD].rc;
 	if (rc)
 		goto err;
-	a->offload_tx = le32_to_cpu(r.offload.tx);
-	a->offload_rx = le32_to_cpu(r.offload.rx_supported);
+	a->offload_tx = le32_to_cpu(get[ENA_GET_OFFLOAD].resp.offload.tx);
+	a->offload_rx =
+		le32_to_cpu(get[ENA_GET_OFFLOAD].resp.offload.rx_supported);
 
 	memset(&a->hints, 0, sizeof(a->hints));
-	rc = ena_get_feature(a, ENA_FEAT_HW_HINTS, 0, 0, 0, &r);
+	rc = get[ENA_GET_HINTS].rc;
 	if (!rc)
-		a->hints = r.hw_hints;
+		a->hints = get[ENA_GET_HINTS].resp.hw_hints;
 	else if (rc != -EOPNOTSUPP)
 		goto err;
 
-	rc = ena_get_feature(a, ENA_FEAT_LLQ, 0, 0, 0, &r);
+	rc = get[ENA_GET_LLQ].rc;
 	if (!rc)
-		llq_ok = ena_llq_choose(a, &r.llq);
+		llq_ok = ena_llq_choose(a, &get[ENA_GET_LLQ].resp.llq);
 	else if (rc != -EOPNOTSUPP)
 		goto err;
 	else
 		memset(&a->llq, 0, sizeof(a->llq));
 
+	a->intr_delay_res = 0;
+	rc = get[ENA_GET_MODER].rc;
+	if (!rc)
+		a->intr_delay_res =
+			le16_to_cpu(get[ENA_GET_MODER].resp.intr_moder.delay_resolution);
+	else if (rc != -EOPNOTSUPP)
+		goto err;
+
 	/* which device statistics ethtool -S lists (not fatal) */
 	ena_dev_stats_init(a);
 
-	rc = ena_aenq_configure(a);
+	/* the AENQ groups and the LLQ layout, in one batch too */
+	groups = ENA_AENQ_WANTED_GROUPS &
+		 le32_to_cpu(get[ENA_GET_AENQ].resp.aenq.supported_groups);
+	set[0].feature.u.aenq.enabled_groups = cpu_to_le32(groups);
+	ena_set_feature_cmd(&set[0], ENA_FEAT_AENQ_CONFIG, 0, 0);
+	nset = 1;
+	if (llq_ok && ena_feature_supported(a, ENA_FEAT_LLQ)) {
+		ena_llq_cmd(a, &set[1]);
+		ena_set_feature_cmd(&set[1], ENA_FEAT_LLQ, 0, 0);
+		nset = 2;
+	}
+	rc = ena_admin_exec_many(a, set, set_resp, set_rc, nset);
+	if (rc == -ETIME || rc == -EIO || rc == -ENODEV)
+		goto err;
+	rc = set_rc[0];
 	if (rc)
 		goto err;
-
+	a->aenq_groups = groups;
 	if (llq_ok) {
-		rc = ena_llq_configure(a);
+		rc = nset > 1 ? set_rc[1] : -EOPNOTSUPP;
 		if (rc)
 			dev_warn(dev, "SET LLQ failed (%d), TX rings in host memory\n",
 				 rc);
 		a->llq.enabled = !rc;
 	}
-
-	a->intr_delay_res = 0;
-	rc = ena_get_feature(a, ENA_FEAT_INTR_MODER, 0, 0, 0, &r);
-	if (!rc)
-		a->intr_delay_res = le16_to_cpu(r.intr_moder.delay_resolution);
-	else if (rc != -EOPNOTSUPP)
-		goto err;
 
 	if (a->hints.driver_watchdog_timeout)
 		a->keep_alive_timeout_ms =

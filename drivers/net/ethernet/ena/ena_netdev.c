@@ -92,7 +92,8 @@ static void ena_tx_start_unused(struct net_device *nd, u32 first)
 int ena_up(struct ena_adapter *a)
 {
 	struct net_device *nd = a->netdev;
-	int rc;
+	int rc, mtu_rc = -EOPNOTSUPP;
+	struct ena_aq_cmd mtu = {};
 
 	ASSERT_RTNL();
 	if (test_bit(ENA_F_QUEUES_UP, &a->flags))
@@ -109,11 +110,17 @@ int ena_up(struct ena_adapter *a)
 	if (rc)
 		return rc;
 	ena_rss_spread(a, a->num_queues);
-	rc = ena_rss_push(a);
+	/* the table and the MTU: one device round trip */
+	if (ena_feature_supported(a, ENA_FEAT_MTU)) {
+		mtu.feature.u.mtu.mtu = cpu_to_le32(nd->mtu);
+		ena_set_feature_cmd(&mtu, ENA_FEAT_MTU, 0, 0);
+		rc = ena_rss_push_with(a, &mtu, &mtu_rc);
+	} else {
+		rc = ena_rss_push(a);
+	}
+	if (!rc && mtu_rc != -EOPNOTSUPP)
+		rc = mtu_rc;
 	if (rc)
-		goto err;
-	rc = ena_set_mtu_dev(a, nd->mtu);
-	if (rc && rc != -EOPNOTSUPP)
 		goto err;
 
 	set_bit(ENA_F_QUEUES_UP, &a->flags);

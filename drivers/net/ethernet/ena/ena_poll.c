@@ -34,10 +34,10 @@ module_param(admin_poll_max_us, uint, 0444);
 MODULE_PARM_DESC(admin_poll_max_us,
 		 "Longest single sleep in us; 0 = policy default (linear 1000, exp 5000)");
 
-static uint admin_poll_spin_us;
+static uint admin_poll_spin_us = ENA_POLL_SPIN_DEFAULT_US;
 module_param(admin_poll_spin_us, uint, 0444);
 MODULE_PARM_DESC(admin_poll_spin_us,
-		 "Admin waits: busy-poll this many us before the first sleep (0 = none, at most 200)");
+		 "Admin waits: busy-poll this many us before the first sleep (default 100, 0 = none, at most 200)");
 
 static const char * const ena_poll_mode_names[] = {
 	[ENA_POLL_LINEAR] = "linear",

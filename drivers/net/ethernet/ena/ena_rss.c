@@ -59,25 +59,36 @@ void ena_rss_spread(struct ena_adapter *a, u32 nq)
  */
 static int ena_rss_push_hash(struct ena_adapter *a)
 {
-	struct ena_aq_cmd cmd = {};
-	int rc;
+	struct ena_acq_resp resp[2];
+	struct ena_aq_cmd cmd[2] = {};
+	unsigned int n = 0, i;
+	int rcs[2], rc;
 
-	if (a->hash_func) {
-		cmd.feature.u.hash_func.selected = cpu_to_le32(BIT(a->hash_func));
-		cmd.feature.u.hash_func.init_val = cpu_to_le32(ENA_HASH_INIT_VAL);
-		rc = ena_set_feature(a, &cmd, ENA_FEAT_RSS_HASH_FUNC,
-				     a->hash_key_dma, sizeof(*a->hash_key));
-		if (rc && rc != -EOPNOTSUPP)
-			return rc;
+	/* function and key, then the input: one batch */
+	if (a->hash_func &&
+	    ena_feature_supported(a, ENA_FEAT_RSS_HASH_FUNC)) {
+		cmd[n].feature.u.hash_func.selected =
+			cpu_to_le32(BIT(a->hash_func));
+		cmd[n].feature.u.hash_func.init_val =
+			cpu_to_le32(ENA_HASH_INIT_VAL);
+		ena_set_feature_cmd(&cmd[n++], ENA_FEAT_RSS_HASH_FUNC,
+				    a->hash_key_dma, sizeof(*a->hash_key));
 	}
-
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.feature.u.hash_input.enabled_sort =
-		cpu_to_le16(ENA_HASH_INPUT_L3_SORT | ENA_HASH_INPUT_L4_SORT);
-	rc = ena_set_feature(a, &cmd, ENA_FEAT_RSS_HASH_INPUT,
-			     a->hash_input_dma, sizeof(*a->hash_input));
-	if (rc && rc != -EOPNOTSUPP)
-		return rc;
+	if (ena_feature_supported(a, ENA_FEAT_RSS_HASH_INPUT)) {
+		cmd[n].feature.u.hash_input.enabled_sort =
+			cpu_to_le16(ENA_HASH_INPUT_L3_SORT |
+				    ENA_HASH_INPUT_L4_SORT);
+		ena_set_feature_cmd(&cmd[n++], ENA_FEAT_RSS_HASH_INPUT,
+				    a->hash_input_dma, sizeof(*a->hash_input));
+	}
+	if (n) {
+		rc = ena_admin_exec_many(a, cmd, resp, rcs, n);
+		if (rc == -ETIME || rc == -EIO || rc == -ENODEV)
+			return rc;
+		for (i = 0; i < n; i++)
+			if (rcs[i] && rcs[i] != -EOPNOTSUPP)
+				return rcs[i];
+	}
 
 	set_bit(ENA_F_RSS_PUSHED, &a->flags);
 	return 0;
@@ -93,8 +104,9 @@ static int ena_rss_push_hash(struct ena_adapter *a)
  */
 int ena_rss_probe(struct ena_adapter *a)
 {
+	struct ena_feat_get get[3] = {};
 	struct device *dev = &a->pdev->dev;
-	struct ena_acq_resp r;
+	const struct ena_acq_resp *r;
 	u32 i, supported;
 	int rc;
 
@@ -110,19 +122,28 @@ int ena_rss_probe(struct ena_adapter *a)
 		return -ENOMEM;
 	}
 
-	rc = ena_get_feature(a, ENA_FEAT_RSS_IND_TABLE, 0, 0, 0, &r);
-	if (!rc && (le16_to_cpu(r.ind_table.max_size) < ENA_RSS_TABLE_LOG ||
-		    le16_to_cpu(r.ind_table.min_size) > ENA_RSS_TABLE_LOG))
+	/* the three reads in one admin batch */
+	get[0].id = ENA_FEAT_RSS_IND_TABLE;
+	get[1] = (struct ena_feat_get){ .id = ENA_FEAT_RSS_HASH_FUNC,
+		.buf = a->hash_key_dma, .buf_len = sizeof(*a->hash_key) };
+	get[2] = (struct ena_feat_get){ .id = ENA_FEAT_RSS_HASH_INPUT,
+		.buf = a->hash_input_dma, .buf_len = sizeof(*a->hash_input) };
+	if (ena_get_features(a, get, ARRAY_SIZE(get)))
+		for (i = 0; i < ARRAY_SIZE(get); i++)
+			get[i].rc = -EIO;
+
+	r = &get[0].resp;
+	if (!get[0].rc &&
+	    (le16_to_cpu(r->ind_table.max_size) < ENA_RSS_TABLE_LOG ||
+	     le16_to_cpu(r->ind_table.min_size) > ENA_RSS_TABLE_LOG))
 		dev_warn(dev, "RSS table log %u outside device range %u..%u\n",
-			 ENA_RSS_TABLE_LOG, le16_to_cpu(r.ind_table.min_size),
-			 le16_to_cpu(r.ind_table.max_size));
+			 ENA_RSS_TABLE_LOG, le16_to_cpu(r->ind_table.min_size),
+			 le16_to_cpu(r->ind_table.max_size));
 
 	a->hash_func = 0;
 	a->hash_funcs_supported = 0;
-	rc = ena_get_feature(a, ENA_FEAT_RSS_HASH_FUNC, 0, a->hash_key_dma,
-			     sizeof(*a->hash_key), &r);
-	if (!rc) {
-		supported = le32_to_cpu(r.hash_func.supported) &
+	if (!get[1].rc) {
+		supported = le32_to_cpu(get[1].resp.hash_func.supported) &
 			    ENA_HASH_FUNC_MASK;
 		a->hash_funcs_supported = supported;
 		if (supported & BIT(ENA_HASH_TOEPLITZ))
@@ -133,8 +154,7 @@ int ena_rss_probe(struct ena_adapter *a)
 	netdev_rss_key_fill(a->hash_key->key, sizeof(a->hash_key->key));
 	a->hash_key->key_parts = cpu_to_le32(ENA_HASH_KEY_WORDS);
 
-	rc = ena_get_feature(a, ENA_FEAT_RSS_HASH_INPUT, 0, a->hash_input_dma,
-			     sizeof(*a->hash_input), &r);
+	rc = get[2].rc;
 	for (i = 0; i < ENA_HASH_PROTOS; i++) {
 		u16 want = ena_hash_default_fields[i];
 
@@ -314,17 +334,28 @@ void ena_rss_free(struct ena_adapter *a)
 }
 
 /**
- * ena_rss_push() - hand the indirection table (and, once per device
- * bring-up, hash function and input) to the device
+ * ena_rss_push_with() - push the RSS indirection table (and, once after a
+ * device bring-up, hash function and input) to the device, with another
+ * command in the same admin batch
  * @a: adapter; every queue the table names is started
+ * @extra: a SET_FEATURE made by ena_set_feature_cmd() for a feature the
+ *	   device lists, sent with the table (an open's MTU), or NULL
+ * @extra_rc: @extra's own result (0 or the errno of its status); may be
+ *	      NULL when @extra is
  *
- * Return: 0 or the admin error; features the device lacks are skipped.
+ * Return: 0 or the admin error of the table; features the device lacks are
+ * skipped.  A timeout or a malformed completion is returned whichever
+ * command it hit.
  */
-int ena_rss_push(struct ena_adapter *a)
+int ena_rss_push_with(struct ena_adapter *a, struct ena_aq_cmd *extra,
+		      int *extra_rc)
 {
-	struct ena_aq_cmd cmd = {};
+	int rcs[2], table_rc = -EOPNOTSUPP, rc;
+	struct ena_aq_cmd cmd[2] = {};
+	struct ena_acq_resp resp[2];
+	unsigned int n = 0, x = 0;
+	bool table = false;
 	u32 i;
-	int rc;
 
 	for (i = 0; i < ENA_RSS_TABLE_SIZE; i++) {
 		struct ena_qp *qp = &a->qps[a->rss_ind[i]];
@@ -335,14 +366,45 @@ int ena_rss_push(struct ena_adapter *a)
 		a->rss_dev_tbl[i].cq_idx = cpu_to_le16(qp->rx.cq_idx);
 		a->rss_dev_tbl[i].rsvd = 0;
 	}
-	cmd.feature.u.ind_table.size = cpu_to_le16(ENA_RSS_TABLE_LOG);
-	cmd.feature.u.ind_table.inline_index = cpu_to_le32(ENA_IND_TABLE_NO_INLINE);
-	rc = ena_set_feature(a, &cmd, ENA_FEAT_RSS_IND_TABLE, a->rss_dev_tbl_dma,
-			     ENA_RSS_TABLE_SIZE * sizeof(struct ena_ind_entry));
-	if (rc && rc != -EOPNOTSUPP)
-		return rc;
+	if (ena_feature_supported(a, ENA_FEAT_RSS_IND_TABLE)) {
+		cmd[0].feature.u.ind_table.size = cpu_to_le16(ENA_RSS_TABLE_LOG);
+		cmd[0].feature.u.ind_table.inline_index =
+			cpu_to_le32(ENA_IND_TABLE_NO_INLINE);
+		ena_set_feature_cmd(&cmd[0], ENA_FEAT_RSS_IND_TABLE,
+				    a->rss_dev_tbl_dma,
+				    ENA_RSS_TABLE_SIZE * sizeof(struct ena_ind_entry));
+		table = true;
+		n = 1;
+	}
+	if (extra) {
+		x = n;
+		cmd[n++] = *extra;
+	}
+	if (n) {
+		rc = ena_admin_exec_many(a, cmd, resp, rcs, n);
+		if (rc == -ETIME || rc == -EIO || rc == -ENODEV)
+			return rc;
+		if (table)
+			table_rc = rcs[0];
+		if (extra)
+			*extra_rc = rcs[x];
+	}
+	if (table_rc && table_rc != -EOPNOTSUPP)
+		return table_rc;
 
 	if (test_bit(ENA_F_RSS_PUSHED, &a->flags))
 		return 0;
 	return ena_rss_push_hash(a);
+}
+
+/**
+ * ena_rss_push() - push the RSS indirection table (and, once after a device
+ * bring-up, hash function and input) to the device
+ * @a: adapter; every queue the table names is started
+ *
+ * Return: 0 or the admin error; features the device lacks are skipped.
+ */
+int ena_rss_push(struct ena_adapter *a)
+{
+	return ena_rss_push_with(a, NULL, NULL);
 }
