@@ -11,7 +11,8 @@
 #   BENCH_REPS (10), BENCH_BOOT_VARIANTS, BENCH_BOOT_LATENCY (model admin
 #   latency in us, 50), BENCH_BOOT_SCRUB_MB (128; 0 = off): after each
 #   unload, a process writes this much fresh memory, so that the next load
-#   does not get the pages the unloaded driver just freed (see scrub()).
+#   does not get the pages the unloaded driver just freed (scrub_freed in
+#   ena_lib.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 st=$here/../tools/testing/selftests/drivers/net/ena
@@ -31,21 +32,9 @@ load_cmd() {
 	esac
 }
 
-# A real boot loads the driver once, into memory nothing ran from.  Here
-# the loads follow each other in one guest, and the next load's first
-# allocations get the pages the last one freed (its module text among
-# them): under QEMU's TCG the first write to a page that held translated
-# code invalidates that code, which stalled one open per load by 30..60 ms
-# (4 of 6 loads without this, 1 of 6 with it; ours and stock alike).
-# Writing fresh memory in between takes those pages out of the free lists.
+# after each unload (and before the first load): ena_lib.sh scrub_freed
 scrub_mb=${BENCH_BOOT_SCRUB_MB:-128}
-scrub() {
-	[ "$scrub_mb" -gt 0 ] || return 0
-	python3 -c 'import sys
-b = bytearray(int(sys.argv[1]) << 20)
-for i in range(0, len(b), 4096):
-    b[i] = 1' "$scrub_mb"
-}
+scrub() { scrub_freed "$scrub_mb"; }
 
 # boot_trace_setup / trace_reset: ena_lib.sh (make run uses them too)
 [ -f "$ENA_KO" ] || { echo "bench: no $ENA_KO" >&2; exit 1; }

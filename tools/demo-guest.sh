@@ -18,6 +18,8 @@ load() { # $1: stock|ours, $2: round
 	local j w=0 c=0 wk=0 ifc
 	ENA_DRIVER=$1
 	ena_unload
+	# as the boot bench: this load gets no page the last one freed
+	scrub_freed 128
 	"$bench/boot-record.py" reset 2
 	echo > $TR/trace
 	if is_ours; then j=$("$st/ena_nl.py" --up --count 2 --timeout 60 -- insmod "$ENA_KO")
