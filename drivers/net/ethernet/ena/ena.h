@@ -317,6 +317,7 @@ struct ena_qp {
 	u8 intr_strikes;	/* periods a completion waited with NAPI idle */
 	/* interrupt moderation */
 	struct dim dim;		/* adaptive RX moderation, sampled by NAPI */
+	u16 dim_events;		/* polls that took RX packets (DIM's events) */
 	struct work_struct kick;	/* a start's first poll, outside RTNL */
 	u32 rx_usecs;		/* RX delay the next unmask asks for */
 };

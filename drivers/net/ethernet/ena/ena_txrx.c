@@ -115,17 +115,27 @@ void ena_rx_usecs_reset(struct ena_qp *qp)
 void ena_dim_start(struct ena_qp *qp)
 {
 	memset(&qp->dim, 0, sizeof(qp->dim));
+	qp->dim_events = 0;
 	INIT_WORK(&qp->dim.work, ena_dim_work);
 	qp->dim.mode = DIM_CQ_PERIOD_MODE_START_FROM_EQE;
 	ena_rx_usecs_reset(qp);
 }
 
-/* one DIM sample at the end of a poll: packets and bytes so far */
-static void ena_dim_sample(struct ena_qp *qp)
+/*
+ * One DIM sample at the end of a poll that took RX packets: packets and
+ * bytes so far, and the polls that took some as the events.  A poll that
+ * only cleaned TX completions says nothing about the RX rate (the in-tree
+ * driver skips those too); counted, they would read as RX moments with no
+ * packets and push the profile around under request/response traffic.
+ */
+static void ena_dim_sample(struct ena_qp *qp, int rx)
 {
 	struct dim_sample s;
 
-	dim_update_sample(qp->stats->napi_completes, qp->stats->rx_packets,
+	if (rx <= 0)
+		return;
+	qp->dim_events++;
+	dim_update_sample(qp->dim_events, qp->stats->rx_packets,
 			  qp->stats->rx_bytes, &s);
 	net_dim(&qp->dim, s);
 }
@@ -601,8 +611,9 @@ int ena_tx_post_frame(struct ena_qp *qp, struct ena_txq *tx,
 
 /*
  * The CQ head doorbell (where the device gives one) tells it how far the
- * driver has read.  Written, as the in-tree driver does, only once more
- * than a quarter of the ring was read since the last write (a completion
+ * driver has read.  Written, as the 6.1 in-tree driver does, only once more
+ * than a quarter of the ring was read since the last write (6.12's reads
+ * the doorbell's offset and never writes it; a completion
  * needs a posted descriptor, and a descriptor's slot is reused only after
  * its completion was read, so the device cannot overrun the ring): each
  * write is an MMIO exit under virtualisation, per poll two for a queue
@@ -1139,7 +1150,7 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 	if (unmask) {
 		if (qp->adapter->intr_delay_res &&
 		    READ_ONCE(qp->adapter->adaptive_rx))
-			ena_dim_sample(qp);
+			ena_dim_sample(qp, rx);
 		ena_unmask_irq(qp);
 	}
 	u64_stats_update_begin(&qp->stats->napi_sync);
