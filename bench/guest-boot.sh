@@ -4,8 +4,11 @@
 # sets every new ena interface up the instant RTM_NEWLINK announces it; the
 # load ends when all $ENA_NDEV interfaces have carrier.
 # Variants, alternating (the order rotates every round): stock (modprobe ena),
-# ours (insmod $ENA_KO), and each with the kernel's generic module parameter
-# async_probe=1 (every device probes in its own async work).
+# ours (insmod $ENA_KO: parallel probes, registered in PCI order), ours-sync
+# (insmod $ENA_KO probe_sync=1: one device after the other, as stock), and
+# stock-async/ours-async with the kernel's generic module parameter
+# async_probe=1 (every device probes in its own async work, and the load
+# command does not wait for the probes).
 # One JSON line per load to $BENCH_OUT; round 0 is a warm-up (page cache,
 # module files), kept in the raw data with rep=0 and left out of the report.
 #   BENCH_REPS (10), BENCH_BOOT_VARIANTS, BENCH_BOOT_LATENCY (model admin
@@ -18,14 +21,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 st=$here/../tools/testing/selftests/drivers/net/ena
 . "$st/ena_lib.sh"
 reps=${BENCH_REPS:-10}
-variants=(${BENCH_BOOT_VARIANTS:-stock ours stock-async ours-async})
+variants=(${BENCH_BOOT_VARIANTS:-stock ours stock-async ours-sync})
 lat=${BENCH_BOOT_LATENCY:-50}
 out=${BENCH_OUT:?}
 ndev=$ENA_NDEV
 
 load_cmd() {
 	local a=
-	case $1 in *-async) a=async_probe=1;; esac
+	case $1 in *-async) a=async_probe=1;; *-sync) a=probe_sync=1;; esac
 	case $1 in
 	stock*) echo "modprobe ena $a";;
 	ours*) echo "insmod $ENA_KO $a";;

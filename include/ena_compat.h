@@ -29,12 +29,16 @@
  *   page_pool_disable_direct_recycling() (6.9) to unbind a pool whose
  *   NAPI runs on: ENA_HAVE_PP_NAPI;
  * - the XDP actions a driver announces, xdp_set_features_flag() (6.3):
- *   ENA_HAVE_XDP_FEATURES (before it there is nothing to announce).
+ *   ENA_HAVE_XDP_FEATURES (before it there is nothing to announce);
+ * - a device's driver_override moved from struct pci_dev into struct
+ *   device, read with device_match_driver_override() (newer kernels; in Debian's
+ *   6.12 by backport): ENA_HAVE_DEV_DRIVER_OVERRIDE.
  */
 #ifndef _ENA_COMPAT_H_
 #define _ENA_COMPAT_H_
 
 #include <linux/netdevice.h>
+#include <linux/pci.h>
 
 #ifdef ENA_HAVE_PP_HELPERS_H
 #include <net/page_pool/helpers.h>
@@ -129,6 +133,26 @@ static inline void ena_pp_unbind_napi(struct page_pool *pool)
 #ifdef ENA_HAVE_PP_NAPI
 	if (pool)
 		page_pool_disable_direct_recycling(pool);
+#endif
+}
+
+/* true when @pdev's driver_override, if set, names @drv */
+static inline bool ena_override_allows(struct pci_dev *pdev,
+				       const struct pci_driver *drv)
+{
+#ifdef ENA_HAVE_DEV_DRIVER_OVERRIDE
+	/* device_match_driver_override(), spelt out: sparse reads no guard() */
+	const char *name;
+	bool ok;
+
+	spin_lock(&pdev->dev.driver_override.lock);
+	name = pdev->dev.driver_override.name;
+	ok = !name || !strcmp(name, drv->name);
+	spin_unlock(&pdev->dev.driver_override.lock);
+	return ok;
+#else
+	return !pdev->driver_override ||
+	       !strcmp(pdev->driver_override, drv->name);
 #endif
 }
 

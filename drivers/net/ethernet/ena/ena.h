@@ -581,6 +581,12 @@ void ena_mgmt_arm(struct ena_adapter *a);
 void ena_mgmt_quiesce(struct ena_adapter *a);
 int ena_pm_cycle(struct ena_adapter *a);	/* debugfs: suspend + resume */
 
+/* ena_order.c: parallel probing, interfaces registered in PCI order */
+void ena_order_init(struct pci_driver *drv);
+void ena_order_fini(void);
+void ena_order_wait(struct pci_dev *pdev);
+void ena_order_done(struct pci_dev *pdev);
+
 /* ena_device.c: the bring-up command sequence shared by probe and reset */
 int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason);
 void ena_device_fini(struct ena_adapter *a);

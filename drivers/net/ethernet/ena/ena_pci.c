@@ -195,7 +195,7 @@ static void ena_unmap_bars(struct ena_adapter *a)
 	iounmap(a->regs);
 }
 
-static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+static int ena_probe_dev(struct pci_dev *pdev)
 {
 	ktime_t t0 = ktime_get();
 	struct ena_adapter *a;
@@ -304,6 +304,8 @@ static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		rc = -EIO;
 		goto err_health;
 	}
+	/* the devices before this one get the lower interface names */
+	ena_order_wait(pdev);
 	/* last step: from here on userspace may open the interface */
 	rc = register_netdev(nd);
 	if (rc)
@@ -349,6 +351,15 @@ err_regions:
 				     pci_select_bars(pdev, IORESOURCE_MEM));
 err_disable:
 	pci_disable_device(pdev);
+	return rc;
+}
+
+static int ena_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	int rc = ena_probe_dev(pdev);
+
+	/* registered or failed: the next device in PCI order may register */
+	ena_order_done(pdev);
 	return rc;
 }
 
@@ -512,15 +523,19 @@ static int __init ena_init(void)
 	int rc;
 
 	ena_debugfs_module_init();
+	ena_order_init(&ena_pci_driver);
 	rc = pci_register_driver(&ena_pci_driver);
-	if (rc)
+	if (rc) {
+		ena_order_fini();
 		ena_debugfs_module_exit();
+	}
 	return rc;
 }
 
 static void __exit ena_exit(void)
 {
 	pci_unregister_driver(&ena_pci_driver);
+	ena_order_fini();
 	ena_debugfs_module_exit();
 }
 

@@ -334,8 +334,32 @@ no_llq() {
 	[ -n "$q" ] && ! grep -qv ' host$' <<< "$q" || return 1
 	ping_ok 10
 }
+# pci_order_names: device 0's admin commands 5 ms slower than the others',
+# so its probe ends last when the devices probe in parallel (ours); the
+# interfaces still get their names in PCI order (eth<N> numbered as the
+# addresses sort), as a probe one device after the other (stock) gives them
+pci_order_names() {
+	local bdf ifc n prev=-1 rc=0
+	pair_teardown; ena_unload || return 1
+	model_set ena0 admin-latency-us 5000 || return 1
+	ena_load && ena_wait_ifaces 5 20 || rc=1
+	model_set ena0 admin-latency-us 0
+	[ $rc = 0 ] || return 1
+	while read -r bdf _; do
+		ifc=$(iface_of "$bdf") n=
+		[[ $ifc =~ ([0-9]+)$ ]] && n=${BASH_REMATCH[1]}
+		echo "$bdf: ${ifc:-no interface}"
+		{ [ -n "$n" ] && [ "$n" -gt "$prev" ]; } || rc=1
+		prev=${n:-$prev}
+	done < <(ena_pci_devs)
+	if is_ours; then
+		echo "probe_sync=$(cat /sys/module/ena/parameters/probe_sync)"
+		[ "$(cat /sys/module/ena/parameters/probe_sync)" = N ] || rc=1
+	fi
+	[ $rc = 0 ] && setup_pair
+}
 
-ktap_header 19
+ktap_header 20
 d0=$(dmesg_lines)
 [ "$(ena_pci_devs | wc -l)" = 5 ] || echo "# expected 5 devices (tests.list gives their IDs)"
 # the missing-completion check waits 60 s (the device's hint), so the TX
@@ -381,6 +405,8 @@ fi
 ktap_check "a device taking 2 buffers per packet: 3-fragment packets linearized (counted), none over the limit, data intact" \
 	linearize
 ktap_check "no LLQ offered: TX descriptors in host memory, traffic passes" no_llq
+ktap_check "device 0's probe the slowest: interface names still in PCI order$(is_ours && echo ' (probes in parallel)')" \
+	pci_order_names
 ktap_check "a MAC address changed across a reset is refused$(is_ours && echo ', the interface back once the device reports the old one')" mac_changed
 ktap_check "modprobe by the device's modalias loads this ena$(is_ours && echo ' (from updates/)'), every device binds" \
 	modalias_autoload
