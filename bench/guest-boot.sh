@@ -4,8 +4,8 @@
 # sets every new ena interface up the instant RTM_NEWLINK announces it; the
 # load ends when all $ENA_NDEV interfaces have carrier.
 # Variants, alternating (the order rotates every round): stock (modprobe ena),
-# ours (insmod $ENA_KO: parallel probes, registered in PCI order), ours-sync
-# (insmod $ENA_KO probe_sync=1: one device after the other, as stock), and
+# ours (insmod $ENA_KO), ours-par (insmod $ENA_KO probe_parallel=1: the
+# devices probe in parallel, registered in PCI order), and
 # stock-async/ours-async with the kernel's generic module parameter
 # async_probe=1 (every device probes in its own async work, and the load
 # command does not wait for the probes).
@@ -21,14 +21,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 st=$here/../tools/testing/selftests/drivers/net/ena
 . "$st/ena_lib.sh"
 reps=${BENCH_REPS:-10}
-variants=(${BENCH_BOOT_VARIANTS:-stock ours stock-async ours-sync})
+variants=(${BENCH_BOOT_VARIANTS:-stock ours stock-async ours-par})
 lat=${BENCH_BOOT_LATENCY:-50}
 out=${BENCH_OUT:?}
 ndev=$ENA_NDEV
 
 load_cmd() {
 	local a=
-	case $1 in *-async) a=async_probe=1;; *-sync) a=probe_sync=1;; esac
+	case $1 in *-async) a=async_probe=1;; *-par) a=probe_parallel=1;; esac
 	case $1 in
 	stock*) echo "modprobe ena $a";;
 	ours*) echo "insmod $ENA_KO $a";;

@@ -335,14 +335,16 @@ no_llq() {
 	ping_ok 10
 }
 # pci_order_names: device 0's admin commands 5 ms slower than the others',
-# so its probe ends last when the devices probe in parallel (ours); the
-# interfaces still get their names in PCI order (eth<N> numbered as the
-# addresses sort), as a probe one device after the other (stock) gives them
+# so its probe would end last with the devices probing in parallel (ours
+# with probe_parallel=1); the interfaces still get their names in PCI order
+# (eth<N> numbered as the addresses sort), as a probe one device after the
+# other (stock, ours' default) gives them
 pci_order_names() {
 	local bdf ifc n prev=-1 rc=0
 	pair_teardown; ena_unload || return 1
 	model_set ena0 admin-latency-us 5000 || return 1
-	ena_load && ena_wait_ifaces 5 20 || rc=1
+	if is_ours; then ena_load probe_parallel=1; else ena_load; fi &&
+		ena_wait_ifaces 5 20 || rc=1
 	model_set ena0 admin-latency-us 0
 	[ $rc = 0 ] || return 1
 	while read -r bdf _; do
@@ -353,8 +355,8 @@ pci_order_names() {
 		prev=${n:-$prev}
 	done < <(ena_pci_devs)
 	if is_ours; then
-		echo "probe_sync=$(cat /sys/module/ena/parameters/probe_sync)"
-		[ "$(cat /sys/module/ena/parameters/probe_sync)" = N ] || rc=1
+		echo "probe_parallel=$(cat /sys/module/ena/parameters/probe_parallel)"
+		[ "$(cat /sys/module/ena/parameters/probe_parallel)" = Y ] || rc=1
 	fi
 	[ $rc = 0 ] && setup_pair
 }
@@ -405,7 +407,7 @@ fi
 ktap_check "a device taking 2 buffers per packet: 3-fragment packets linearized (counted), none over the limit, data intact" \
 	linearize
 ktap_check "no LLQ offered: TX descriptors in host memory, traffic passes" no_llq
-ktap_check "device 0's probe the slowest: interface names still in PCI order$(is_ours && echo ' (probes in parallel)')" \
+ktap_check "device 0's probe the slowest: interface names still in PCI order$(is_ours && echo ' (probe_parallel=1)')" \
 	pci_order_names
 ktap_check "a MAC address changed across a reset is refused$(is_ours && echo ', the interface back once the device reports the old one')" mac_changed
 ktap_check "modprobe by the device's modalias loads this ena$(is_ours && echo ' (from updates/)'), every device binds" \
