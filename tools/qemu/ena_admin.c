@@ -931,8 +931,13 @@ void ena_aq_doorbell(EnaState *s, uint32_t val)
     s->aq_db = val;
     s->st.admin_doorbells++;
     s->react_db_first = s->react_count;
-    for (i = 0; i < s->unreacted_count; i++) {
-        ena_react_sample(s, now - s->unreacted[i]);
+    /*
+     * The driver's reaction: from the newest completion to this doorbell.
+     * The older ones of a batch waited for the batch, not for the driver;
+     * with one command in flight there is only one.
+     */
+    if (s->unreacted_count) {
+        ena_react_sample(s, now - s->unreacted[s->unreacted_count - 1]);
     }
     s->unreacted_count = 0;
 
