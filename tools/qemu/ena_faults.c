@@ -152,6 +152,16 @@ uint64_t ena_react_stat(EnaState *s, const char *which)
     if (!n) {
         return 0;
     }
+    if (!strcmp(kind, "total-ns")) {
+        /* the time the device sat waiting for the driver's next command */
+        int64_t sum = 0;
+        uint32_t i;
+
+        for (i = 0; i < n; i++) {
+            sum += s->react[i];
+        }
+        return sum;
+    }
     v = g_memdup2(s->react, n * sizeof(int64_t));
     qsort(v, n, sizeof(int64_t), ena_cmp_i64);
     if (!strcmp(kind, "median-ns")) {
