@@ -109,6 +109,8 @@ static void ena_get_ringparam(struct net_device *nd,
 	ring->tx_pending = a->tx_ring_size;
 #ifdef ENA_HAVE_TX_PUSH_BUF_LEN
 	if (a->llq.enabled) {
+		/* LLQ pushes descriptors and headers through BAR 2 (in-tree too) */
+		kring->tx_push = 1;
 		kring->tx_push_buf_len = a->llq.hdr_room;
 		kring->tx_push_buf_max_len = a->llq.large_ok ?
 			ENA_LLQ_LARGE_HDR_ROOM : ENA_LLQ_HDR_ROOM;

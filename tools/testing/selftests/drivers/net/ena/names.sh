@@ -73,7 +73,7 @@ model_caps() {
 cleanup() { pair_teardown; ena_unload 2>/dev/null; model_caps off > /dev/null 2>&1; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-ktap_header 10
+ktap_header 11
 names=("stock: names recorded" "ethtool -S: every stock name in ours"
 	"ethtool -S: stock's names in stock's order in ours"
 	"IRQ names: every stock name in ours"
@@ -82,6 +82,7 @@ names=("stock: names recorded" "ethtool -S: every stock name in ours"
 	"device statistics: model values read back the same (stock, ours)"
 	"ENI statistics without customer metrics: same names and values (stock, ours)"
 	"ip -d link: numtxqueues and numrxqueues the same as stock's"
+	"ethtool -g: TX Push the same as stock's (LLQ: descriptors and headers pushed)"
 	"kernel log clean")
 if ! is_ours; then
 	for n in "${names[@]}"; do ktap_skip "$n" "compares both drivers: runs with ENA_DRIVER=ours"; done
@@ -100,6 +101,9 @@ snap() {
 	# the netdev's queue counts (mq makes a qdisc per TX queue): "TX RX"
 	echo "$drv queues $(ip -d link show "$A" | grep -Eo 'num[tr]xqueues [0-9]+' |
 		awk '{ print $2 }' | paste -sd' ')" >> "$tmp/meaning"
+	# LLQ pushes the descriptors and headers: ethtool -g's "TX Push"
+	echo "$drv txpush $(ethtool -g "$A" | awk -F: '/^TX Push:/ { gsub(/[ \t]/, "", $2); print $2 }')" \
+		>> "$tmp/meaning"
 	ethtool -S "$A" | awk -F: 'NR > 1 { gsub(/^ +/, "", $1); print $1 }' > "$tmp/$drv.order"
 	sort "$tmp/$drv.order" > "$tmp/$drv.stats"
 	devstats "$drv" > "$tmp/$drv.dev"
@@ -225,6 +229,14 @@ queues_same() {
 	[ -n "$st" ] && [ "$st" = "$ou" ]
 }
 ktap_check "${names[8]}" queues_same
+txpush_same() {
+	local st ou
+	st=$(awk '$1 == "stock" && $2 == "txpush" { print $3 }' "$tmp/meaning")
+	ou=$(awk '$1 == "ours" && $2 == "txpush" { print $3 }' "$tmp/meaning")
+	echo "TX Push: stock ${st:-(not shown)}, ours ${ou:-(not shown)}"
+	[ "$st" = "$ou" ]
+}
+ktap_check "${names[9]}" txpush_same
 model_caps off || ktap_diag "model: could not clear the capabilities"
-ktap_check "${names[9]}" dmesg_clean "$d0"
+ktap_check "${names[10]}" dmesg_clean "$d0"
 ktap_finish
