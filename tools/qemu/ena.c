@@ -435,7 +435,7 @@ static void ena_stat_reset(Object *obj, bool val, Error **errp)
         s->react_count = 0;
         s->react_db_first = 0;
         s->react_probe = UINT32_MAX;
-        s->unreacted_count = 0;
+        s->react_due = false;
     }
 }
 
@@ -790,6 +790,7 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "max-queues", &s->max_queues, ena_set_max_queues);
     object_property_add_bool(obj, "llq", ena_get_llq, ena_set_llq);
     ena_add_flag(obj, "llq-recommend-large", &s->llq_large_rec);
+    ena_add_flag(obj, "rx-overrun-drop", &s->rx_overrun_drop);
 
     ena_add_u32(obj, "admin-latency-us", &s->admin_latency_us, NULL);
     ena_add_u32(obj, "admin-jitter-us", &s->admin_jitter_us, NULL);
@@ -881,6 +882,9 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-tx-over-sgl", &s->st.tx_over_sgl);
     ena_add_stat(obj, "stat-rx-packets", &s->st.rx_packets);
     ena_add_stat(obj, "stat-rx-dropped", &s->st.rx_dropped);
+    ena_add_stat(obj, "stat-rx-overruns", &s->st.rx_overruns);
+    ena_add_stat(obj, "stat-rx-overruns-filling",
+                 &s->st.rx_overruns_filling);
     ena_add_stat(obj, "stat-aenq-dropped", &s->st.aenq_dropped);
     ena_add_stat(obj, "stat-io-irqs", &s->st.io_irqs);
     ena_add_stat(obj, "stat-io-irqs-held", &s->st.io_irqs_held);

@@ -162,7 +162,9 @@ void ena_keepalive_cb(void *opaque)
 
     stl_le_p(data + 0, (uint32_t)s->st.rx_dropped);
     stl_le_p(data + 4, (uint32_t)(s->st.rx_dropped >> 32));
-    /* tx drops (8..15) and rx overruns (16..23) stay zero */
+    /* tx drops (8..15) stay zero */
+    stl_le_p(data + 16, (uint32_t)s->st.rx_overruns);
+    stl_le_p(data + 20, (uint32_t)(s->st.rx_overruns >> 32));
     ena_aenq_post(s, ENAHW_AEG_KEEP_ALIVE, 0, data, sizeof(data));
     ena_keepalive_arm(s);
 }
@@ -177,7 +179,7 @@ void ena_soft_reset(EnaState *s)
     timer_del(s->admin_timer);
     s->done_count = 0;
     memset(s->admin_busy, 0, sizeof(s->admin_busy));
-    s->unreacted_count = 0;
+    s->react_due = false;
 
     s->aq_base = s->acq_base = s->aenq_base = 0;
     s->aq_caps = s->acq_caps = s->aenq_caps = 0;
@@ -270,9 +272,8 @@ static void ena_acq_post(EnaState *s, uint8_t *cqe)
     trace_ena_admin_done(lduw_le_p(cqe + ENAHW_CQE_CMD_ID),
                          cqe[ENAHW_CQE_STATUS], s->acq_tail);
 
-    if (s->unreacted_count < ENA_UNREACTED_MAX) {
-        s->unreacted[s->unreacted_count++] = ena_now();
-    }
+    s->react_last_done = ena_now();
+    s->react_due = true;
     ena_mgmt_irq(s);
 }
 
@@ -936,10 +937,10 @@ void ena_aq_doorbell(EnaState *s, uint32_t val)
      * The older ones of a batch waited for the batch, not for the driver;
      * with one command in flight there is only one.
      */
-    if (s->unreacted_count) {
-        ena_react_sample(s, now - s->unreacted[s->unreacted_count - 1]);
+    if (s->react_due) {
+        ena_react_sample(s, now - s->react_last_done);
     }
-    s->unreacted_count = 0;
+    s->react_due = false;
 
     if (!ena_ready(s)) {
         qemu_log_mask(LOG_GUEST_ERROR, "ena: AQ doorbell while not ready\n");

@@ -47,7 +47,6 @@ enum {
 };
 #define ENA_MAX_MTU             9216
 #define ENA_REACT_SAMPLES       4096
-#define ENA_UNREACTED_MAX       256
 #define ENA_OPCODES             12
 
 /* what a vector's moderation timer fires for */
@@ -81,6 +80,7 @@ typedef struct EnaSq {
     uint32_t meta_w0;       /* cached TX meta descriptor */
     uint32_t meta_w2;
     bool meta_valid;
+    bool rx_filled;         /* RX: half the ring was posted at once */
 } EnaSq;
 
 typedef struct EnaDone {
@@ -104,6 +104,8 @@ typedef struct EnaStats {
     uint64_t rx_packets;
     uint64_t rx_bytes;
     uint64_t rx_dropped;
+    uint64_t rx_overruns;   /* a frame found no posted RX buffer */
+    uint64_t rx_overruns_filling; /* ... in a queue still being filled */
     uint64_t aenq_dropped;
     uint64_t io_irqs;       /* IO interrupt messages sent */
     uint64_t io_irqs_held;  /* interrupts that waited for the moderation */
@@ -144,6 +146,7 @@ struct EnaState {
     uint32_t fault_malformed;
     bool fault_fatal;
     bool tx_hold;           /* TX doorbells are taken but not served */
+    bool rx_overrun_drop;   /* a frame with no RX buffer is dropped */
     uint32_t fault_rx_bad_reqid;
     uint32_t fault_rx_bad_len;
     uint32_t fault_tx_bad_reqid;
@@ -238,8 +241,8 @@ struct EnaState {
 
     /* counters */
     EnaStats st;
-    int64_t unreacted[ENA_UNREACTED_MAX];
-    uint32_t unreacted_count;
+    int64_t react_last_done; /* the newest admin completion's time ... */
+    bool react_due;          /* ... when no doorbell came since */
     int64_t react[ENA_REACT_SAMPLES];
     uint32_t react_count;   /* total samples taken (ring index) */
     uint32_t react_db_first; /* react_count before this doorbell's samples */

@@ -926,20 +926,41 @@ static EnaSq *ena_rx_pick(EnaState *s, uint32_t hash, uint32_t *qidx)
     return &s->sqs[*qidx];
 }
 
+/*
+ * An RX queue whose driver posted buffers but never half its ring at once
+ * since the queue was created: its first fill is still going on.  An
+ * overrun there is the fill falling behind the traffic; one after it is
+ * the driver's steady refill.
+ */
+static bool ena_rx_filling(const EnaSq *sq)
+{
+    return sq->tail != 0 && !sq->rx_filled;
+}
+
 bool ena_can_receive(NetClientState *nc)
 {
     EnaState *s = qemu_get_nic_opaque(nc);
+    bool rxq = false, filling = false;
     uint32_t i;
 
     if (!ena_ready(s) || !s->sqs) {
         return false;
     }
+    if (s->rx_overrun_drop) {
+        return true;    /* ena_receive() drops what finds no buffer */
+    }
     for (i = s->qcap; i < ena_nsq(s); i++) {
-        if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_RX &&
-            s->sqs[i].tail != s->sqs[i].head) {
-            return true;
+        if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_RX) {
+            if (s->sqs[i].tail != s->sqs[i].head) {
+                return true;
+            }
+            rxq = true;
+            filling |= ena_rx_filling(&s->sqs[i]);
         }
     }
+    /* RX queues, none with a buffer: the frame waits (an overrun) */
+    s->st.rx_overruns += rxq;
+    s->st.rx_overruns_filling += filling;
     return false;
 }
 
@@ -977,7 +998,13 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
         uint64_t addr;
 
         if (pos == sq->tail) {
-            return 0;   /* wait for the driver to refill */
+            /*
+             * No buffer for the frame: a device drops it (rx-overrun-drop);
+             * by default the model keeps it in QEMU's queue until a refill
+             */
+            s->st.rx_overruns++;
+            s->st.rx_overruns_filling += ena_rx_filling(sq);
+            return s->rx_overrun_drop ? size : 0;
         }
         if (n == ENA_RX_DESCS_PER_PKT) {
             s->st.rx_dropped++;
@@ -1104,6 +1131,9 @@ void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
         return;
     }
     sq->tail = sq->head + ahead;
+    if (sq->dir == ENAHW_DIR_RX && ahead >= sq->depth / 2) {
+        sq->rx_filled = true;
+    }
     if (!ena_ready(s)) {
         return;
     }
