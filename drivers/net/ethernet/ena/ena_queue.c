@@ -850,19 +850,25 @@ err:
  * the interrupt for that (armed in a device just reset) found NAPI
  * disabled and was lost; nothing else would announce those completions.
  * It is scheduled from a (high priority) work item, after the caller's
- * last admin command of the open (RSS, MTU): the fill then runs once the
- * open is over, not in its waits for the device, which would hold RTNL
- * that much longer.
+ * last admin command of the open (RSS, MTU): the fill then runs outside
+ * the open, not in its waits for the device, which would hold RTNL that
+ * much longer.  The work goes to another CPU than the caller's where there
+ * is one: on the caller's it would wait for the caller to sleep, which
+ * with RTNL held through the stack's NETDEV_UP work can be long after the
+ * first batch of RX buffers ran out under traffic (traffic.sh, up_flood).
  */
 void ena_qps_kick(struct ena_adapter *a, u16 from, u16 to)
 {
+	int cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	u16 q;
 
+	if (cpu >= nr_cpu_ids)
+		cpu = WORK_CPU_UNBOUND;
 	for (q = from; q < to; q++) {
 		struct ena_qp *qp = &a->qps[q];
 
 		if (test_and_clear_bit(ENA_QP_KICK_DUE, &qp->state))
-			queue_work(system_highpri_wq, &qp->kick);
+			queue_work_on(cpu, system_highpri_wq, &qp->kick);
 	}
 }
 
