@@ -4,8 +4,9 @@
 # sets every new ena interface up the instant RTM_NEWLINK announces it; the
 # load ends when all $ENA_NDEV interfaces have carrier.
 # Variants, alternating (the order rotates every round): stock (modprobe ena),
-# ours (insmod $ENA_KO), ours-par (insmod $ENA_KO probe_parallel=1: the
-# devices probe in parallel, registered in PCI order), and
+# ours (insmod $ENA_KO), ours-syncopen (insmod $ENA_KO open_sync=1: ndo_open
+# starts the device queues itself, as in-tree), ours-par (insmod $ENA_KO
+# probe_parallel=1: the devices probe in parallel, registered in PCI order), and
 # stock-async/ours-async with the kernel's generic module parameter
 # async_probe=1 (every device probes in its own async work, and the load
 # command does not wait for the probes).
@@ -28,7 +29,7 @@ ndev=$ENA_NDEV
 
 load_cmd() {
 	local a=
-	case $1 in *-async) a=async_probe=1;; *-par) a=probe_parallel=1;; esac
+	case $1 in *-async) a=async_probe=1;; *-par) a=probe_parallel=1;; *-syncopen) a=open_sync=1;; esac
 	case $1 in
 	stock*) echo "modprobe ena $a";;
 	ours*) echo "insmod $ENA_KO $a";;

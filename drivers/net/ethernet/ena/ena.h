@@ -109,7 +109,8 @@ enum ena_flag {
 	ENA_F_ADMIN_READY,	/* admin queue programmed into the device */
 	ENA_F_ADMIN_IRQ,	/* admin completions wake the waiter by IRQ */
 	ENA_F_WANT_UP,		/* user asked for the interface up */
-	ENA_F_QUEUES_UP,	/* IO queues are running */
+	ENA_F_QUEUES_UP,	/* IO queues allocated, running or starting */
+	ENA_F_QUEUES_RUN,	/* IO queues started: carrier may be on */
 	ENA_F_RESET_PENDING,	/* reset work queued and not finished */
 	ENA_F_DEV_DEAD,		/* device must not get admin commands */
 	ENA_F_DEV_QUIESCED,	/* dead device reset: no DMA until re-init */
@@ -479,6 +480,7 @@ struct ena_adapter {
 	u32 missed_tx_threshold;	/* missing in one queue: reset */
 	u64 missed_intrs;
 	struct work_struct reset_work;
+	struct work_struct up_work;	/* an open's queue start, outside RTNL */
 	spinlock_t health_lock;	/* reset queueing vs. ena_health_stop() */
 	unsigned long reset_retry_at;	/* jiffies: next try after a failure */
 	u32 reset_fail_streak;		/* failed resets since the last good one */
@@ -658,6 +660,8 @@ static inline u32 ena_dev_max_mtu(const struct ena_adapter *a)
 }
 
 int ena_up(struct ena_adapter *a);
+void ena_up_wait(struct ena_adapter *a);
+void ena_up_init(struct ena_adapter *a);
 void ena_down(struct ena_adapter *a);
 int ena_set_channels_live(struct ena_adapter *a, u32 new_count);
 int ena_set_llq_large(struct ena_adapter *a, bool large, u32 tx, u32 rx);

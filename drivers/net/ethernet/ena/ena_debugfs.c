@@ -37,6 +37,7 @@ static int ena_stats_show(struct seq_file *s, void *unused)
 {
 	/* RTNL keeps the queues' page pools in place while they are read */
 	rtnl_lock();
+	ena_up_wait(s->private);
 	ena_stats_walk(s->private, ena_seq_stat, s);
 	rtnl_unlock();
 	return 0;
@@ -76,6 +77,9 @@ static int ena_queues_show(struct seq_file *s, void *unused)
 	struct ena_adapter *a = s->private;
 	u32 q;
 
+	/* a settled view: no open's queue start or queue change under way */
+	rtnl_lock();
+	ena_up_wait(a);
 	seq_printf(s, "configured %u max %u tx_ring %u rx_ring %u llq %d\n",
 		   a->num_queues, a->max_queues, a->tx_ring_size,
 		   a->rx_ring_size, a->llq.enabled);
@@ -91,6 +95,7 @@ static int ena_queues_show(struct seq_file *s, void *unused)
 			   qp->rx.depth, qp->rx.sq_idx, qp->rx.cq_idx,
 			   READ_ONCE(a->qstats[q].ring_bytes));
 	}
+	rtnl_unlock();
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ena_queues);

@@ -462,7 +462,18 @@ static int ena_set_coalesce(struct net_device *nd, struct ethtool_coalesce *c,
 	return 0;
 }
 
+/*
+ * Every ethtool request (under RTNL) sees an open's queue start finished:
+ * queues running, or down, or a reset pending.
+ */
+static int ena_ethtool_begin(struct net_device *nd)
+{
+	ena_up_wait(netdev_priv(nd));
+	return 0;
+}
+
 static const struct ethtool_ops ena_ethtool_ops = {
+	.begin			= ena_ethtool_begin,
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_USE_ADAPTIVE_RX,
 #ifdef ENA_HAVE_TX_PUSH_BUF_LEN

@@ -119,9 +119,9 @@ static void ena_io_health(struct ena_adapter *a)
 {
 	u32 q, missed;
 
-	if (!test_bit(ENA_F_QUEUES_UP, &a->flags) || !rtnl_trylock())
+	if (!test_bit(ENA_F_QUEUES_RUN, &a->flags) || !rtnl_trylock())
 		return;
-	for (q = 0; test_bit(ENA_F_QUEUES_UP, &a->flags) && q < a->num_queues; q++) {
+	for (q = 0; test_bit(ENA_F_QUEUES_RUN, &a->flags) && q < a->num_queues; q++) {
 		struct ena_qp *qp = &a->qps[q];
 
 		if (!test_bit(ENA_QP_STARTED, &qp->state))
@@ -193,6 +193,7 @@ void ena_health_init(struct ena_adapter *a)
 	a->missed_tx_threshold = ENA_MISSED_TX_THRESHOLD;
 	INIT_DELAYED_WORK(&a->watchdog, ena_watchdog);
 	ena_reset_init(a);
+	ena_up_init(a);
 }
 
 /**

@@ -10,6 +10,12 @@
  * work, so an open or close at any moment after registration is served
  * fully: either here, or - while a reset is pending - by the reset work,
  * which restores the state ENA_F_WANT_UP records.
+ *
+ * An open allocates the queues under RTNL and returns; a work item starts
+ * them on the device (ena_up_work()), so RTNL is free for the next
+ * interface during the admin round trips.  That work takes no RTNL, and
+ * everything under RTNL that touches the queues waits for it first
+ * (ena_up_wait()).  The carrier comes on when the queues run.
  */
 #include <linux/log2.h>
 
@@ -29,12 +35,31 @@ static void ena_qp_set_slots(struct ena_adapter *a, struct ena_qp *qp)
 						    a->llq.descs_per_entry);
 }
 
+static bool open_sync;
+module_param(open_sync, bool, 0444);
+MODULE_PARM_DESC(open_sync,
+		 "ndo_open starts the device queues itself and fails with their error, as in-tree (default: it allocates them and a work item starts them; the carrier comes on when they run)");
+
 /*
- * Allocate queues [@from, @to), then start them together: their device
- * queues are created in pipelined batches (ena_qps_start()).  The caller
- * schedules their first polls (ena_qps_kick()).
+ * What netdev netlink reports: the NAPI of each pair serves its RX and TX
+ * queue.  Under RTNL, so set when the pairs are allocated and cleared
+ * before they go, not when they start or stop.
  */
-static int ena_queues_open(struct ena_adapter *a, u32 from, u32 to)
+static void ena_queues_map_napi(struct ena_adapter *a, u32 from, u32 to,
+				bool on)
+{
+	u32 q;
+
+	for (q = from; q < to; q++) {
+		struct napi_struct *napi = on ? &a->qps[q].napi : NULL;
+
+		netif_queue_set_napi(a->netdev, q, NETDEV_QUEUE_TYPE_RX, napi);
+		netif_queue_set_napi(a->netdev, q, NETDEV_QUEUE_TYPE_TX, napi);
+	}
+}
+
+/* host memory of queues [@from, @to): the part of a start that needs RTNL */
+static int ena_queues_alloc(struct ena_adapter *a, u32 from, u32 to)
 {
 	u32 q;
 	int rc;
@@ -45,9 +70,7 @@ static int ena_queues_open(struct ena_adapter *a, u32 from, u32 to)
 			goto err;
 		ena_qp_set_slots(a, &a->qps[q]);
 	}
-	rc = ena_qps_start(a, from, to);
-	if (rc)
-		goto err;
+	ena_queues_map_napi(a, from, to, true);
 	return 0;
 err:
 	while (q-- > from)
@@ -55,14 +78,33 @@ err:
 	return rc;
 }
 
+/* stop (those started) and free queues [@from, @to) */
 static void ena_queues_close(struct ena_adapter *a, u32 from, u32 to)
 {
 	u32 q;
 
+	ena_queues_map_napi(a, from, to, false);
 	for (q = from; q < to; q++)
 		ena_qp_stop(a, q);
 	for (q = from; q < to; q++)
 		ena_qp_free(a, q);
+}
+
+/*
+ * Allocate queues [@from, @to), then start them together: their device
+ * queues are created in pipelined batches (ena_qps_start()).  The caller
+ * schedules their first polls (ena_qps_kick()).
+ */
+static int ena_queues_open(struct ena_adapter *a, u32 from, u32 to)
+{
+	int rc = ena_queues_alloc(a, from, to);
+
+	if (rc)
+		return rc;
+	rc = ena_qps_start(a, from, to);
+	if (rc)
+		ena_queues_close(a, from, to);
+	return rc;
 }
 
 /**
@@ -83,6 +125,82 @@ static void ena_tx_start_unused(struct net_device *nd, u32 first)
 }
 
 /**
+ * ena_up_prepare() - the part of a bring-up that needs RTNL
+ * @a: adapter
+ *
+ * The stack's queue counts and the queues' host memory.  ena_up_start()
+ * does the rest, with or without RTNL.
+ *
+ * Return: 0 with the queues allocated (ENA_F_QUEUES_UP set), 1 if there
+ * is nothing to start (the queues are up, or a pending reset brings them
+ * up), or a negative errno with nothing allocated.
+ */
+static int ena_up_prepare(struct ena_adapter *a)
+{
+	struct net_device *nd = a->netdev;
+	int rc;
+
+	ASSERT_RTNL();
+	if (test_bit(ENA_F_QUEUES_UP, &a->flags) ||
+	    test_bit(ENA_F_RESET_PENDING, &a->flags))
+		return 1;
+
+	rc = netif_set_real_num_queues(nd, a->num_queues, a->num_queues);
+	if (rc)
+		return rc;
+	ena_tx_start_unused(nd, a->num_queues);
+	rc = ena_queues_alloc(a, 0, a->num_queues);
+	if (rc)
+		return rc;
+	set_bit(ENA_F_QUEUES_UP, &a->flags);
+	return 0;
+}
+
+/**
+ * ena_up_start() - start the allocated queues, program RSS and MTU
+ * @a: adapter; ena_up_prepare() returned 0
+ *
+ * Needs no RTNL (an open runs it from ena_up_work()); whatever would
+ * change what it reads (num_queues, the MTU, the RSS table, the rings)
+ * waits for it first (ena_up_wait()).  The carrier comes on when the
+ * queues run (ENA_F_QUEUES_RUN).
+ *
+ * Return: 0, or a negative errno with every queue allocated and stopped.
+ */
+static int ena_up_start(struct ena_adapter *a)
+{
+	struct net_device *nd = a->netdev;
+	int rc, mtu_rc = -EOPNOTSUPP;
+	struct ena_aq_cmd mtu = {};
+	u32 q;
+
+	rc = ena_qps_start(a, 0, a->num_queues);
+	if (rc)
+		return rc;
+	ena_rss_spread(a, a->num_queues);
+	/* the table and the MTU: one device round trip */
+	if (ena_feature_supported(a, ENA_FEAT_MTU)) {
+		mtu.feature.u.mtu.mtu = cpu_to_le32(READ_ONCE(nd->mtu));
+		ena_set_feature_cmd(&mtu, ENA_FEAT_MTU, 0, 0);
+		rc = ena_rss_push_with(a, &mtu, &mtu_rc);
+	} else {
+		rc = ena_rss_push(a);
+	}
+	if (!rc && mtu_rc != -EOPNOTSUPP)
+		rc = mtu_rc;
+	if (rc) {
+		for (q = 0; q < a->num_queues; q++)
+			ena_qp_stop(a, q);
+		return rc;
+	}
+
+	set_bit(ENA_F_QUEUES_RUN, &a->flags);
+	ena_qps_kick(a, 0, a->num_queues);
+	ena_link_carrier(a, true);
+	return 0;
+}
+
+/**
  * ena_up() - allocate and start the configured queues, program RSS and MTU
  * @a: adapter
  *
@@ -91,45 +209,54 @@ static void ena_tx_start_unused(struct net_device *nd, u32 first)
  */
 int ena_up(struct ena_adapter *a)
 {
-	struct net_device *nd = a->netdev;
-	int rc, mtu_rc = -EOPNOTSUPP;
-	struct ena_aq_cmd mtu = {};
+	int rc = ena_up_prepare(a);
 
-	ASSERT_RTNL();
-	if (test_bit(ENA_F_QUEUES_UP, &a->flags))
-		return 0;
-	if (test_bit(ENA_F_RESET_PENDING, &a->flags))
-		return 0;
-
-	rc = netif_set_real_num_queues(nd, a->num_queues, a->num_queues);
 	if (rc)
-		return rc;
-	ena_tx_start_unused(nd, a->num_queues);
-
-	rc = ena_queues_open(a, 0, a->num_queues);
-	if (rc)
-		return rc;
-	ena_rss_spread(a, a->num_queues);
-	/* the table and the MTU: one device round trip */
-	if (ena_feature_supported(a, ENA_FEAT_MTU)) {
-		mtu.feature.u.mtu.mtu = cpu_to_le32(nd->mtu);
-		ena_set_feature_cmd(&mtu, ENA_FEAT_MTU, 0, 0);
-		rc = ena_rss_push_with(a, &mtu, &mtu_rc);
-	} else {
-		rc = ena_rss_push(a);
+		return rc < 0 ? rc : 0;
+	rc = ena_up_start(a);
+	if (rc) {
+		clear_bit(ENA_F_QUEUES_UP, &a->flags);
+		ena_queues_close(a, 0, a->num_queues);
 	}
-	if (!rc && mtu_rc != -EOPNOTSUPP)
-		rc = mtu_rc;
-	if (rc)
-		goto err;
-
-	set_bit(ENA_F_QUEUES_UP, &a->flags);
-	ena_qps_kick(a, 0, a->num_queues);
-	ena_link_carrier(a, true);
-	return 0;
-err:
-	ena_queues_close(a, 0, a->num_queues);
 	return rc;
+}
+
+/*
+ * An open's queue start, after ndo_open has returned and RTNL is free for
+ * the next device's registration and open.  A failure leaves the queues
+ * allocated and stopped and the carrier off; the device reset it asks for
+ * frees them (ena_down()) and starts them again.
+ */
+static void ena_up_work(struct work_struct *w)
+{
+	struct ena_adapter *a = container_of(w, struct ena_adapter, up_work);
+	int rc = ena_up_start(a);
+
+	if (rc) {
+		netdev_err(a->netdev, "queue start after open failed: %d\n", rc);
+		ena_reset_schedule(a, ENA_RESET_INIT_ERR,
+				   "the queues of an open did not start");
+	}
+}
+
+void ena_up_init(struct ena_adapter *a)
+{
+	INIT_WORK(&a->up_work, ena_up_work);
+}
+
+/**
+ * ena_up_wait() - wait for an open's queue start to finish
+ * @a: adapter
+ *
+ * Under RTNL (which every open takes) no new one can be queued after this
+ * returns: the queues are then running (ENA_F_QUEUES_RUN), or down, or
+ * allocated and stopped with a device reset pending (ENA_F_DEV_DEAD).
+ * Every path that changes or frees what ena_up_start() uses calls this
+ * first: ena_down(), ethtool (ena_ethtool_begin()), the MTU, XDP.
+ */
+void ena_up_wait(struct ena_adapter *a)
+{
+	flush_work(&a->up_work);
 }
 
 /**
@@ -139,8 +266,10 @@ err:
 void ena_down(struct ena_adapter *a)
 {
 	ASSERT_RTNL();
+	ena_up_wait(a);
 	if (!test_and_clear_bit(ENA_F_QUEUES_UP, &a->flags))
 		return;
+	clear_bit(ENA_F_QUEUES_RUN, &a->flags);
 	ena_link_carrier(a, false);
 	/*
 	 * Each queue stops its own netdev TX queue; netif_tx_disable() would
@@ -155,7 +284,14 @@ static int ena_open(struct net_device *nd)
 	int rc;
 
 	set_bit(ENA_F_WANT_UP, &a->flags);
-	rc = ena_up(a);
+	if (open_sync) {
+		rc = ena_up(a);
+	} else {
+		rc = ena_up_prepare(a);
+		if (!rc)
+			queue_work(system_unbound_wq, &a->up_work);
+		rc = min(rc, 0);
+	}
 	if (rc) {
 		clear_bit(ENA_F_WANT_UP, &a->flags);
 		netdev_err(nd, "open failed: %d\n", rc);
@@ -367,6 +503,7 @@ static int ena_change_mtu(struct net_device *nd, int mtu)
 			   mtu, (unsigned long)ENA_XDP_MAX_MTU);
 		return -EINVAL;
 	}
+	ena_up_wait(a);
 	if (test_bit(ENA_F_QUEUES_UP, &a->flags)) {
 		rc = ena_set_mtu_dev(a, mtu);
 		if (rc && rc != -EOPNOTSUPP) {
@@ -457,7 +594,7 @@ void ena_link_update(struct ena_adapter *a, bool up)
 {
 	a->link_changes++;
 	a->link_up = up;
-	ena_link_apply(a, test_bit(ENA_F_QUEUES_UP, &a->flags));
+	ena_link_apply(a, test_bit(ENA_F_QUEUES_RUN, &a->flags));
 }
 
 /**

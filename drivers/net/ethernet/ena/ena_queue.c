@@ -16,16 +16,18 @@
  *                         ethtool -G prepares every queue before it swaps
  *                         any, so it changes all queues or none
  *
- * ena_qp_start() also tells the core which NAPI serves the queue pair's
- * TX and RX queue and which IRQ that NAPI has (netdev netlink reports
- * both), ena_qp_stop() takes that back: queues start lazily, so the links
- * exist exactly while the queue runs.
+ * ena_qp_start() also tells the core which IRQ the pair's NAPI has
+ * (netdev netlink reports it), ena_qp_stop() takes that back; which NAPI
+ * serves the pair's TX and RX queue is set by the caller under RTNL when
+ * it allocates the pair (ena_netdev.c): queues start lazily, so the links
+ * exist only for the queues of an open interface.
  *
- * Probe allocates none of this; ndo_open allocs+starts the configured
- * queues, ndo_stop stops+frees them, and ethtool -L/-G touch only the queues
- * that change.  Memory is taken on the NUMA node of the queue's CPU.  All
- * of these run under RTNL (or in probe/remove/reset, which exclude each
- * other).
+ * Probe allocates none of this; ndo_open allocs the configured queues and
+ * a work item starts them, ndo_stop stops+frees them, and ethtool -L/-G
+ * touch only the queues that change.  Memory is taken on the NUMA node of
+ * the queue's CPU.  All of these run under RTNL (or in probe/remove/reset,
+ * which exclude each other), except an open's start, which everything
+ * under RTNL waits for before it touches the queues (ena_up_wait()).
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
@@ -709,8 +711,9 @@ static int ena_qp_run(struct ena_adapter *a, struct ena_qp *qp)
 	tx->ndq = netdev_get_tx_queue(a->netdev, qp->qid);
 	netdev_tx_reset_queue(tx->ndq);
 	/*
-	 * A first batch now; NAPI's first polls post the rest (ndo_open holds
-	 * RTNL, and filling a whole ring is most of a queue's start).
+	 * A first batch now; NAPI's first polls post the rest (filling a
+	 * whole ring is most of a queue's start, and a channel change or a
+	 * reset holds RTNL through it).
 	 */
 	ena_rx_refill(qp, min_t(u32, rx->depth - 1, ENA_RX_START_FILL),
 		      GFP_KERNEL);
@@ -726,9 +729,6 @@ static int ena_qp_run(struct ena_adapter *a, struct ena_qp *qp)
 	}
 	set_bit(ENA_QP_STARTED, &qp->state);
 	napi_enable(&qp->napi);
-	/* what netdev netlink reports: this NAPI serves both queues */
-	netif_queue_set_napi(a->netdev, qp->qid, NETDEV_QUEUE_TYPE_RX, &qp->napi);
-	netif_queue_set_napi(a->netdev, qp->qid, NETDEV_QUEUE_TYPE_TX, &qp->napi);
 	/* the first poll: ena_qps_kick() */
 	INIT_WORK(&qp->kick, ena_qp_kick);
 	set_bit(ENA_QP_KICK_DUE, &qp->state);
@@ -850,12 +850,12 @@ err:
  * the interrupt for that (armed in a device just reset) found NAPI
  * disabled and was lost; nothing else would announce those completions.
  * It is scheduled from a (high priority) work item, after the caller's
- * last admin command of the open (RSS, MTU): the fill then runs outside
- * the open, not in its waits for the device, which would hold RTNL that
- * much longer.  The work goes to another CPU than the caller's where there
- * is one: on the caller's it would wait for the caller to sleep, which
- * with RTNL held through the stack's NETDEV_UP work can be long after the
- * first batch of RX buffers ran out under traffic (traffic.sh, up_flood).
+ * last admin command of the bring-up (RSS, MTU): the fill then runs
+ * outside the bring-up, not in its waits for the device.  The work goes to
+ * another CPU than the caller's where there is one: on the caller's it
+ * would wait for the caller to sleep, which (for a bring-up under RTNL,
+ * through the stack's NETDEV_UP work) can be long after the first batch of
+ * RX buffers ran out under traffic (traffic.sh, up_flood).
  */
 void ena_qps_kick(struct ena_adapter *a, u16 from, u16 to)
 {
@@ -914,8 +914,6 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 	 * xmit already running, so no packet is posted after this and none
 	 * races ena_tx_drain().
 	 */
-	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_RX, NULL);
-	netif_queue_set_napi(a->netdev, qid, NETDEV_QUEUE_TYPE_TX, NULL);
 	clear_bit(ENA_QP_KICK_DUE, &qp->state);
 	cancel_work_sync(&qp->kick);
 	napi_disable(&qp->napi);

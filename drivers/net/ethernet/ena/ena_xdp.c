@@ -306,6 +306,7 @@ static int ena_xdp_setup(struct ena_adapter *a, struct bpf_prog *prog,
 	int rc;
 
 	ASSERT_RTNL();
+	ena_up_wait(a);
 	if (prog && nd->mtu > ENA_XDP_MAX_MTU) {
 		netdev_err(nd, "XDP refused: MTU %u is above %lu, the largest XDP takes\n",
 			   nd->mtu, (unsigned long)ENA_XDP_MAX_MTU);
