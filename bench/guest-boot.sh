@@ -27,10 +27,13 @@ lat=${BENCH_BOOT_LATENCY:-50}
 out=${BENCH_OUT:?}
 ndev=$ENA_NDEV
 
+# a variant NAME+P=V+P2=V2 loads NAME with the module parameters P=V P2=V2
 load_cmd() {
-	local a=
-	case $1 in *-async) a=async_probe=1;; *-par) a=probe_parallel=1;; *-syncopen) a=open_sync=1;; esac
-	case $1 in
+	local base=${1%%+*} a=
+	case $base in *-async) a=async_probe=1;; *-par) a=probe_parallel=1;; *-syncopen) a=open_sync=1;; esac
+	[ "$base" = "$1" ] || a="$a ${1#*+}"
+	a=${a//+/ }
+	case $base in
 	stock*) echo "modprobe ena $a";;
 	ours*) echo "insmod $ENA_KO $a";;
 	esac

@@ -114,15 +114,12 @@ xdp_prog() {
 		"$ENA_TOP/tools/testing/selftests/drivers/net/ena/xdp_prog.py" "$@" > /dev/null
 }
 xdp_drop() {
-	local pg=/proc/net/pktgen bmac d0 d1 t0 t1 pid th=kpktgend_0
+	local pg=/proc/net/pktgen d0 d1 t0 t1 pid th=kpktgend_0
 	modprobe pktgen 2>/dev/null && [ -d $pg ] || return 1
-	bmac=$(ip netns exec ena-peer cat "/sys/class/net/$B/address")
 	[ "$(irq_cpu "$B-Tx-Rx-0")" = 0 ] && [ -e $pg/kpktgend_1 ] && th=kpktgend_1
-	echo rem_device_all > $pg/$th
-	echo "add_device $A" > $pg/$th
+	pktgen_to "$A" "$B" ena-peer "$th" >&2 || return 1
+	echo "delay 0" > "$pg/$A"
 	echo "# xdp_drop: pktgen on $th, $B's RX interrupt on CPU $(irq_cpu "$B-Tx-Rx-0")" >&2
-	printf '%s\n' "count 0" "pkt_size 60" "delay 0" "dst 10.77.0.2" "dst_mac $bmac" |
-		while read -r l; do echo "$l" > "$pg/$A"; done
 	d0=$(ip netns exec ena-peer ethtool -S "$B" | awk '$1 ~ /_rx_xdp_drop:$/ {n += $2} END {print n + 0}')
 	t0=${EPOCHREALTIME/./}
 	echo start > $pg/pgctrl &

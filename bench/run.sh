@@ -6,7 +6,7 @@
 #   "datapath" (stock vs ours throughput, packets, latency, interrupts, CPU;
 #   BENCH_DP_KERNELS ("6.12"), BENCH_REPS rounds, BENCH_DP_SECONDS per test)
 #   runs only when asked
-#   BENCH_TAG: appended to the probe part's file names, so a focused run
+#   BENCH_TAG: appended to the probe and boot parts' file names, so a focused run
 #   (e.g. BENCH_LATENCIES=50 BENCH_REPS=20 BENCH_TAG=50us) keeps the sweep
 #   boot part: BENCH_BOOT_DEVICES (4), BENCH_BOOT_SMP (guest vCPUs, 2: each
 #   driver opens one queue pair per vCPU, up to the model's 8),
@@ -73,6 +73,7 @@ for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	bdev=${BENCH_BOOT_DEVICES:-4} bsmp=${BENCH_BOOT_SMP:-2} blat=${BENCH_BOOT_LATENCY:-50}
 	btag=
 	[ "$bdev/$bsmp/$blat" = 4/2/50 ] || btag=-${bdev}dev-${bsmp}cpu-${blat}us
+	btag=$btag${BENCH_TAG:+-$BENCH_TAG}
 	out=$raw/$date-$rel-boot$btag.jsonl
 	: > "$out"
 	snapshot_ko "$rel"

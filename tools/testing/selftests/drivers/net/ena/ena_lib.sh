@@ -187,6 +187,23 @@ wait_model_reset() {
 	return 1
 }
 
+# pktgen_to IFACE PEER NS [THREAD]: pktgen's THREAD (default: the last
+# kpktgend) sends 60-byte frames out of IFACE to 10.77.0.2 at the MAC of
+# PEER (in netns NS), until stopped (count 0); start and stop through
+# /proc/net/pktgen/pgctrl. Sets PKTGEN_TH to the thread (rem_device_all
+# there undoes it).
+pktgen_to() {
+	local dev=$1 peer=$2 ns=$3 th=${4:-} mac pg=/proc/net/pktgen l
+	modprobe pktgen 2>/dev/null && [ -d $pg ] || { echo "no pktgen"; return 1; }
+	[ -n "$th" ] || th=$(basename "$(ls -d $pg/kpktgend_* | sort -V | tail -1)")
+	mac=$(ip netns exec "$ns" cat "/sys/class/net/$peer/address") || return 1
+	echo rem_device_all > "$pg/$th" && echo "add_device $dev" > "$pg/$th" || return 1
+	PKTGEN_TH=$th
+	for l in "count 0" "pkt_size 60" "dst 10.77.0.2" "dst_mac $mac"; do
+		echo "$l" > "$pg/$dev" || return 1
+	done
+}
+
 # --- two hosts on one wire ---------------------------------------------------
 
 # pair_setup [IF_A IF_B]: first interface (IF_A, or the first of ena_ifaces)
