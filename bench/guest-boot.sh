@@ -4,8 +4,9 @@
 # sets every new ena interface up the instant RTM_NEWLINK announces it; the
 # load ends when all $ENA_NDEV interfaces have carrier.
 # Variants, alternating (the order rotates every round): stock (modprobe ena),
-# ours (insmod $ENA_KO), ours-syncopen (insmod $ENA_KO open_sync=1: ndo_open
-# starts the device queues itself, as in-tree), ours-par (insmod $ENA_KO
+# ours (insmod $ENA_KO), ours-asyncopen (insmod $ENA_KO open_async=1: a work
+# item starts the device queues after ndo_open; ours-syncopen, open_sync=1,
+# named the in-tree way in the runs of f38a663, whose default was async), ours-par (insmod $ENA_KO
 # probe_parallel=1: the devices probe in parallel, registered in PCI order), and
 # stock-async/ours-async with the kernel's generic module parameter
 # async_probe=1 (every device probes in its own async work, and the load
@@ -30,7 +31,7 @@ ndev=$ENA_NDEV
 # a variant NAME+P=V+P2=V2 loads NAME with the module parameters P=V P2=V2
 load_cmd() {
 	local base=${1%%+*} a=
-	case $base in *-async) a=async_probe=1;; *-par) a=probe_parallel=1;; *-syncopen) a=open_sync=1;; esac
+	case $base in *-async) a=async_probe=1;; *-par) a=probe_parallel=1;; *-syncopen) a=open_sync=1;; *-asyncopen) a=open_async=1;; esac
 	[ "$base" = "$1" ] || a="$a ${1#*+}"
 	a=${a//+/ }
 	case $base in

@@ -22,12 +22,13 @@
  * it allocates the pair (ena_netdev.c): queues start lazily, so the links
  * exist only for the queues of an open interface.
  *
- * Probe allocates none of this; ndo_open allocs the configured queues and
- * a work item starts them, ndo_stop stops+frees them, and ethtool -L/-G
- * touch only the queues that change.  Memory is taken on the NUMA node of
- * the queue's CPU.  All of these run under RTNL (or in probe/remove/reset,
- * which exclude each other), except an open's start, which everything
- * under RTNL waits for before it touches the queues (ena_up_wait()).
+ * Probe allocates none of this; ndo_open allocs+starts the configured
+ * queues (with open_async=1 a work item starts them), ndo_stop stops+frees
+ * them, and ethtool -L/-G touch only the queues that change.  Memory is
+ * taken on the NUMA node of the queue's CPU.  All of these run under RTNL
+ * (or in probe/remove/reset, which exclude each other), except an
+ * asynchronous open's start, which everything under RTNL waits for before
+ * it touches the queues (ena_up_wait()).
  */
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>

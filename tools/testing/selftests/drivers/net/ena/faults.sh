@@ -9,7 +9,7 @@
 . "$(dirname "$0")/ena_lib.sh"
 recover_s=${ENA_RECOVER_S:-15}
 detect_s=${ENA_DETECT_S:-30}
-all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail rx-starve rx-runt bad-db bad-db-sync rings-rollback missed-tx missed-irq channels-rollback link-config cq-depth"
+all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail rx-starve rx-runt bad-db bad-db-async rings-rollback missed-tx missed-irq channels-rollback link-config cq-depth"
 faults=${ENA_FAULTS:-$all}
 faults=${faults//,/ }
 # Faults the stock driver is known not to act on: it never polls DEV_STS, so
@@ -27,7 +27,7 @@ stock_gaps="fatal destroy-fail rings-rollback missed-irq channels-rollback cq-de
 # check (read from its source), and that write would oops the guest. It
 # trusts the RX completion length: skb_put() past the buffer, "kernel BUG
 # at net/core/skbuff.c:209" in its NAPI poll (seen on 6.12).
-stock_skip="bad-db bad-db-sync rx-len"
+stock_skip="bad-db bad-db-async rx-len"
 
 # expect NAME CMD...: ktap_check, but an expected failure for a stock gap
 expect() {
@@ -123,24 +123,24 @@ runt() {
 	[ "$left" -lt 5 ] || { echo "no frame reached the device"; return 1; }
 	! is_ours || [ $((d1 - d0)) -ge $((5 - left)) ]
 }
-# bad_db: an out-of-BAR doorbell offset in a CREATE_SQ answer (once). With
-# open_sync=1 the open fails cleanly and the next open works. By default the
-# open returns before the queues start: their failed start must lead to a
-# device reset, after which they start (the device answers properly again)
-# and the carrier comes on, with no second open.
+# bad_db: an out-of-BAR doorbell offset in a CREATE_SQ answer (once). By
+# default the open fails cleanly and the next open works. With open_async=1
+# the open returns before the queues start: their failed start must lead to
+# a device reset, after which they start (the device answers properly
+# again) and the carrier comes on, with no second open.
 bad_db() {
-	local sync
-	sync=$(cat /sys/module/ena/parameters/open_sync)
+	local async
+	async=$(cat /sys/module/ena/parameters/open_async)
 	ip link set "$A" down
 	model_set ena0 fault-bad-db 1
-	if [ "$sync" = Y ]; then
-		if ip link set "$A" up 2>&1; then echo "open with a bad doorbell offset succeeded"; return 1; fi
-	else
+	if [ "$async" = Y ]; then
 		ip link set "$A" up || { echo "open failed"; return 1; }
 		wait_reset "$r0" || { echo "no device reset after the failed queue start"; return 1; }
+	else
+		if ip link set "$A" up 2>&1; then echo "open with a bad doorbell offset succeeded"; return 1; fi
 	fi
 	[ "$(model_get ena0 fault-bad-db)" = 0 ] || { echo "the device was not asked"; return 1; }
-	if [ "$sync" = Y ]; then ip link set "$A" up || return 1; fi
+	if [ "$async" != Y ]; then ip link set "$A" up || return 1; fi
 	wait_carrier "$A"
 }
 # ring_sizes: "-g current rx/tx" plus, for ours, every queue's depths
@@ -255,7 +255,7 @@ for f in $faults; do
 		model_set_many ena0 hint-missing-tx-ms 2000 hint-missed-tx 1 >/dev/null
 	fi
 	load_args=()
-	[ "$f" = bad-db-sync ] && load_args=(open_sync=1)
+	[ "$f" = bad-db-async ] && load_args=(open_async=1)
 	if ! { ena_load "${load_args[@]}" && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" && recovered; } >/dev/null 2>&1; then
 		ktap_fail "$f: baseline (load, link, ping)"; ktap_skip "$f: recovery" "no baseline"
 		cleanup; ktap_skip "$f: unload, log clean" "no baseline"; continue
@@ -306,9 +306,9 @@ for f in $faults; do
 	rx-runt)
 		ktap_check "$f: frames split inside the Ethernet header are dropped, nothing crashes" runt;;
 	bad-db)
-		ktap_check "$f: a doorbell offset outside BAR 0 fails the queue start, a device reset starts them" bad_db;;
-	bad-db-sync)
-		ktap_check "$f: with open_sync=1 a doorbell offset outside BAR 0 fails the open cleanly, the next open works" bad_db;;
+		ktap_check "$f: a doorbell offset outside BAR 0 fails the open cleanly, the next open works" bad_db;;
+	bad-db-async)
+		ktap_check "$f: with open_async=1 a doorbell offset outside BAR 0 fails the queue start, a device reset starts them" bad_db;;
 	rings-rollback)
 		expect "$f: -G failing on the second queue changes no queue, a retry works" rings_rollback;;
 	missed-tx)
