@@ -119,7 +119,7 @@ static void ena_io_health(struct ena_adapter *a)
 {
 	u32 q, missed;
 
-	if (!test_bit(ENA_F_QUEUES_RUN, &a->flags) || !rtnl_trylock())
+	if (!test_bit_acquire(ENA_F_QUEUES_RUN, &a->flags) || !rtnl_trylock())
 		return;
 	for (q = 0; test_bit(ENA_F_QUEUES_RUN, &a->flags) && q < a->num_queues; q++) {
 		struct ena_qp *qp = &a->qps[q];

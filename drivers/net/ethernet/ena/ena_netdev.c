@@ -194,6 +194,8 @@ static int ena_up_start(struct ena_adapter *a)
 		return rc;
 	}
 
+	/* the queues' state before the flag, for readers without RTNL (health) */
+	smp_mb__before_atomic();
 	set_bit(ENA_F_QUEUES_RUN, &a->flags);
 	ena_qps_kick(a, 0, a->num_queues);
 	ena_link_carrier(a, true);
@@ -250,9 +252,10 @@ void ena_up_init(struct ena_adapter *a)
  *
  * Under RTNL (which every open takes) no new one can be queued after this
  * returns: the queues are then running (ENA_F_QUEUES_RUN), or down, or
- * allocated and stopped with a device reset pending (ENA_F_DEV_DEAD).
- * Every path that changes or frees what ena_up_start() uses calls this
- * first: ena_down(), ethtool (ena_ethtool_begin()), the MTU, XDP.
+ * allocated and stopped with the device marked dead (ENA_F_DEV_DEAD; a
+ * reset pending while the adapter is live).  Every path that changes
+ * what ena_up_start() uses calls this first: ethtool
+ * (ena_ethtool_begin()), the MTU, XDP, debugfs; ena_down() cancels it.
  */
 void ena_up_wait(struct ena_adapter *a)
 {
@@ -266,7 +269,12 @@ void ena_up_wait(struct ena_adapter *a)
 void ena_down(struct ena_adapter *a)
 {
 	ASSERT_RTNL();
-	ena_up_wait(a);
+	/*
+	 * An open's start not yet run is not run at all; one under way ends
+	 * first.  Either way the queues are then allocated, some maybe
+	 * started, and ena_queues_close() takes them all back.
+	 */
+	cancel_work_sync(&a->up_work);
 	if (!test_and_clear_bit(ENA_F_QUEUES_UP, &a->flags))
 		return;
 	clear_bit(ENA_F_QUEUES_RUN, &a->flags);

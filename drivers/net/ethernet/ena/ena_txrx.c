@@ -30,9 +30,9 @@
 #define ENA_RX_REFILL_DIV	8
 #define ENA_RX_REFILL_MAX	256
 /*
- * A queue start posts ENA_RX_START_FILL buffers (under RTNL, in ndo_open);
- * its first NAPI polls post the rest, ENA_RX_FILL_STEP per poll, outside
- * RTNL (ena_rx_fill_step()).
+ * A queue start posts ENA_RX_START_FILL buffers (in ndo_open, under RTNL,
+ * or in the open_async work); its first NAPI polls post the rest,
+ * ENA_RX_FILL_STEP per poll, outside RTNL (ena_rx_fill_step()).
  */
 #define ENA_RX_FILL_STEP	ENA_RX_START_FILL
 /* pages handed back to the pool per page_pool_put_page_bulk() call */
