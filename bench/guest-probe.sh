@@ -45,12 +45,14 @@ for lat in $lat_list; do
 				     END {print (n ? t : -1), a+0, s+0, w+0, r+0, p+0}')"
 			mapfile -t m < <("$QMP" qom-get ena0 stat-admin-cmds stat-react-count \
 				stat-react-median-ns stat-react-p90-ns stat-react-max-ns \
-				stat-react-probe-median-ns)
+				stat-react-probe-median-ns stat-react-probe-total-ns \
+				stat-react-probe-count)
 			f=(kernel="$(uname -r)" commit="${BENCH_COMMIT:-unknown}" variant="$v" latency_us="$lat" rep="$r"
 				init_us="${init_us:-0}" registered_us="${kreg_us:--1}"
 				admin_cmds="${m[0]}" react_n="${m[1]}" react_med_ns="${m[2]}"
 				react_p90_ns="${m[3]}" react_max_ns="${m[4]}")
 			[ "${m[5]:--1}" -ge 0 ] && f+=(react_probe_med_ns="${m[5]}")
+			[ "${m[7]:-0}" -gt 0 ] && f+=(react_probe_total_ns="${m[6]}" react_probe_n="${m[7]}")
 			[ "${wait_ns:--1}" -ge 0 ] && f+=(drv_wait_ns="$wait_ns"
 				drv_sleep_asked_ns="$asked_ns" drv_sleep_ns="$slept_ns" drv_sleeps="$sleeps"
 				drv_other_wait_ns="$other_ns" drv_spin_ns="$spin_ns")

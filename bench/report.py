@@ -176,6 +176,31 @@ def probe(*args):
                       "Median over loads of each load's median time from a posted admin completion "
                       "to the driver's next admin doorbell, probe's commands only.", "",
                       "| latency us | ours us | stock us | ours/stock |", "|---|---|---|---|"] + rows
+        # the same samples' mean per doorbell (their sum over their count,
+        # per load): every gap counts, not only the middle one, so the
+        # latency the wait adds shows as the difference against latency 0
+        # (runs recorded before the model had the count have no rows)
+        def mean_react(v, lat):
+            return [r["react_probe_total_ns"] / r["react_probe_n"] / 1000
+                    for r in by.get((v, lat), []) if r.get("react_probe_n")]
+        rows = []
+        for v in [v for v in variants if mean_react(v, 0)]:
+            z = mean_react(v, 0)
+            for lat in [lat for lat in tgt if lat > 0 and mean_react(v, lat)]:
+                x = mean_react(v, lat)
+                lo, hi = boot_diff_ci(x, z)
+                n = med([r["react_probe_n"] for r in by[(v, lat)] if r.get("react_probe_n")])
+                rows.append(f"| {v} | {lat} | {med(z):.1f} | {med(x):.1f} | {med(x) - med(z):+.1f} "
+                            f"({lo:+.1f}..{hi:+.1f}) | {n:.0f} |")
+        if rows:
+            lines += ["", "## What the admin wait adds to the driver's reaction during probe", "",
+                      "Per load: the model's probe reaction samples (posted completion to the driver's "
+                      "next admin doorbell) summed and divided by their count, i.e. the mean per "
+                      "doorbell; median over loads. The latency-0 column is the driver's own work "
+                      "between doorbells; the difference is what waiting for a device of that latency "
+                      "adds (95% interval: bootstrap of the difference of medians).", "",
+                      "| variant | latency us | mean react at 0 us | mean react at latency us | "
+                      "added us (95%) | samples per probe |", "|---|---|---|---|---|---|"] + rows
     with open(prefix + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     # plots
@@ -318,6 +343,14 @@ def boot_ci(xs, ys, n=2000, seed=1):
     import random
     rnd = random.Random(seed)
     rs = sorted(med(rnd.choices(xs, k=len(xs))) / med(rnd.choices(ys, k=len(ys))) for _ in range(n))
+    return rs[int(0.025 * n)], rs[int(0.975 * n) - 1]
+
+
+def boot_diff_ci(xs, ys, n=2000, seed=1):
+    """95% bootstrap interval of median(xs) - median(ys)."""
+    import random
+    rnd = random.Random(seed)
+    rs = sorted(med(rnd.choices(xs, k=len(xs))) - med(rnd.choices(ys, k=len(ys))) for _ in range(n))
     return rs[int(0.025 * n)], rs[int(0.975 * n) - 1]
 
 

@@ -899,6 +899,7 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-react-max-ns", NULL);
     ena_add_stat(obj, "stat-react-probe-median-ns", NULL);
     ena_add_stat(obj, "stat-react-probe-total-ns", NULL);
+    ena_add_stat(obj, "stat-react-probe-count", NULL);
     object_property_add_bool(obj, "stat-reset", ena_get_false, ena_stat_reset);
 }
 

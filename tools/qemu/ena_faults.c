@@ -145,6 +145,9 @@ uint64_t ena_react_stat(EnaState *s, const char *which)
         /* only the samples taken before the first CREATE_CQ: probe's */
         n = MIN(n, s->react_probe);
         kind += strlen("probe-");
+        if (!strcmp(kind, "count")) {
+            return n;
+        }
     }
     if (!strcmp(kind, "count")) {
         return s->react_count;
