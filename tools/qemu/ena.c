@@ -609,6 +609,11 @@ static uint64_t ena_ring_bytes(EnaState *s)
     return b;
 }
 
+static char *ena_get_react_probe_samples(Object *obj, Error **errp)
+{
+    return ena_react_probe_samples(ENA(obj));
+}
+
 static void ena_get_stat(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp)
 {
@@ -900,6 +905,8 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-react-probe-median-ns", NULL);
     ena_add_stat(obj, "stat-react-probe-total-ns", NULL);
     ena_add_stat(obj, "stat-react-probe-count", NULL);
+    object_property_add_str(obj, "stat-react-probe-samples",
+                            ena_get_react_probe_samples, NULL);
     object_property_add_bool(obj, "stat-reset", ena_get_false, ena_stat_reset);
 }
 

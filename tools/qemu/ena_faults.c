@@ -135,6 +135,24 @@ static int ena_cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/*
+ * The probe's samples in the order they were taken, in ns, separated by
+ * commas: the same doorbell of two loads sits at the same position, so a
+ * benchmark can compare one gap of the probe between two admin latencies
+ * without the spread between the gaps.
+ */
+char *ena_react_probe_samples(EnaState *s)
+{
+    uint32_t n = MIN(MIN(s->react_count, ENA_REACT_SAMPLES), s->react_probe);
+    GString *str = g_string_new(NULL);
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        g_string_append_printf(str, "%s%" PRId64, i ? "," : "", s->react[i]);
+    }
+    return g_string_free(str, false);
+}
+
 uint64_t ena_react_stat(EnaState *s, const char *which)
 {
     uint32_t n = MIN(s->react_count, ENA_REACT_SAMPLES);

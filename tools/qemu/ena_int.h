@@ -322,5 +322,6 @@ uint16_t ena_fuzz_bad_id(EnaState *s, uint32_t depth);
 bool ena_fault_status_hit(EnaState *s);
 void ena_react_sample(EnaState *s, int64_t ns);
 uint64_t ena_react_stat(EnaState *s, const char *which);
+char *ena_react_probe_samples(EnaState *s);
 
 #endif /* HW_NET_ENA_INT_H */

@@ -9,6 +9,8 @@
  *           a selftest hook for the starved-ring recovery
  *   pm_cycle  (write 1) run the suspend and resume callbacks once, as a
  *           system sleep would: a selftest hook where the guest cannot sleep
+ *   admin_ping  (write N, 1..1000) N admin commands back to back: the
+ *           benchmark of the admin wait's own reaction
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -128,6 +130,35 @@ static int ena_pm_cycle_set(void *data, u64 val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(ena_pm_cycle_fops, NULL, ena_pm_cycle_set, "%llu\n");
 
+/* the most commands one write to admin_ping sends */
+#define ENA_ADMIN_PING_MAX	1000
+
+/*
+ * admin_ping: write N, and N GET_FEATURE(DEVICE_ATTRIBUTES) commands go to
+ * the device one after the other through the normal admin path, with no
+ * other work between them.  The device model's reaction samples (a posted
+ * completion to the next doorbell) then measure the admin wait alone,
+ * without the probe's own work between its commands (bench/guest-probe.sh).
+ * Under RTNL, as ethtool's commands, so no reset runs beside it.
+ */
+static int ena_admin_ping_set(void *data, u64 val)
+{
+	struct ena_adapter *a = data;
+	struct ena_acq_resp r;
+	int rc = 0;
+	u64 i;
+
+	if (!val || val > ENA_ADMIN_PING_MAX)
+		return -EINVAL;
+	rtnl_lock();
+	for (i = 0; i < val && !rc; i++)
+		rc = ena_get_feature(a, ENA_FEAT_DEV_ATTR, 0, 0, 0, &r);
+	rtnl_unlock();
+	return rc;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(ena_admin_ping_fops, NULL, ena_admin_ping_set,
+			 "%llu\n");
+
 void ena_debugfs_add(struct ena_adapter *a)
 {
 	if (IS_ERR_OR_NULL(ena_debugfs_root))
@@ -141,6 +172,8 @@ void ena_debugfs_add(struct ena_adapter *a)
 			   &a->inject_rx_alloc_fail);
 	debugfs_create_file_unsafe("pm_cycle", 0200, a->debugfs, a,
 				   &ena_pm_cycle_fops);
+	debugfs_create_file_unsafe("admin_ping", 0200, a->debugfs, a,
+				   &ena_admin_ping_fops);
 }
 
 void ena_debugfs_remove(struct ena_adapter *a)

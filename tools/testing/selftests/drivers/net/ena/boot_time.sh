@@ -9,6 +9,8 @@
 # Asserts only correctness: every load reaches carrier and operstate up on
 # every device. At least 3 loads, none added after ENA_LOADS_BUDGET_S (10)
 # seconds (ENA_TEST_LONG=1: all ENA_LOADS).
+# Our driver: debugfs admin_ping (the probe bench's admin-wait benchmark)
+# sends exactly the commands it is asked for and refuses 0 and 1001.
 . "$(dirname "$0")/ena_lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 loads=${ENA_LOADS:-20}
@@ -19,7 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ktap_header 2
+ktap_header 3
 d0=$(dmesg_lines)
 ena_unload
 ktime_setup || ktap_diag "no kprobe tracing: in-kernel times unavailable"
@@ -50,5 +52,25 @@ n=$((i - 1))
 ktap_diag "$n of $loads loads: $(budget_why "$n" "$loads")"
 if [ $bad = 0 ] && [ $n -gt 0 ]; then ktap_pass "$n loads: every device reached carrier and operstate up"
 else ktap_fail "$bad of $n loads: a device did not reach carrier and operstate up"; fi
+# admin_ping: N writes, N more admin commands at the device; 0, 1001 refused
+admin_ping() {
+	local f c0 c1
+	ena_load && ena_wait_ifaces 1 || return 1
+	f=/sys/kernel/debug/ena/$(ena_bdf "$(ena_ifaces | head -1)")/admin_ping
+	c0=$(model_get ena0 stat-admin-cmds) || return 1
+	echo 50 > "$f" || { echo "write 50 failed"; return 1; }
+	c1=$(model_get ena0 stat-admin-cmds)
+	echo "admin commands at the device for 50 pings: $((c1 - c0))"
+	[ $((c1 - c0)) = 50 ] || return 1
+	if echo 0 > "$f" 2>/dev/null; then echo "0 accepted"; return 1; fi
+	if echo 1001 > "$f" 2>/dev/null; then echo "1001 accepted"; return 1; fi
+	[ "$(model_get ena0 stat-admin-cmds)" = "$c1" ] || { echo "a refused write sent commands"; return 1; }
+	ena_unload
+}
+if is_ours; then
+	ktap_check "debugfs admin_ping: 50 commands reach the device, 0 and 1001 refused" admin_ping
+else
+	ktap_skip "debugfs admin_ping" "our driver's hook"
+fi
 ktap_check "kernel log clean" dmesg_clean "$d0"
 ktap_finish
