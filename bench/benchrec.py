@@ -35,8 +35,9 @@ def value(v):
 
 
 # values kept as text whatever they look like: an abbreviated commit such
-# as 982e290 reads as a number in exponent notation
-TEXT_KEYS = {"commit", "kernel", "variant", "host_load"}
+# as 982e290 reads as a number in exponent notation, and a list of samples
+# ("ns,ns,...") is text however many it holds
+TEXT_KEYS = {"commit", "kernel", "variant", "host_load", "react_probe_samples"}
 
 
 def fields(args):

@@ -23,6 +23,15 @@ load_cmd() {
 	ours-spin*) echo "insmod $ENA_KO admin_poll_spin_us=${1#ours-spin}";;
 	esac
 }
+# admin commands of one admin_ping (ours)
+ping=200
+# "waits wakeups spin_ns spin_hits" of our driver's admin waits (debugfs poll)
+admin_counters() {
+	awk '$1 == "admin" && $2 == "waits" {
+		for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
+		print v["waits"], v["wakeups"], v["spin_ns"], v["spin_hits"]; exit }' \
+		/sys/kernel/debug/ena/*/poll
+}
 [ -f "$ENA_KO" ] || variants=stock
 ena_unload
 ktime_setup || { echo "bench: no kprobe tracing" >&2; exit 1; }
@@ -46,19 +55,38 @@ for lat in $lat_list; do
 			mapfile -t m < <("$QMP" qom-get ena0 stat-admin-cmds stat-react-count \
 				stat-react-median-ns stat-react-p90-ns stat-react-max-ns \
 				stat-react-probe-median-ns stat-react-probe-total-ns \
-				stat-react-probe-count)
+				stat-react-probe-count stat-react-probe-samples)
 			f=(kernel="$(uname -r)" commit="${BENCH_COMMIT:-unknown}" variant="$v" latency_us="$lat" rep="$r"
 				init_us="${init_us:-0}" registered_us="${kreg_us:--1}"
 				admin_cmds="${m[0]}" react_n="${m[1]}" react_med_ns="${m[2]}"
 				react_p90_ns="${m[3]}" react_max_ns="${m[4]}")
 			[ "${m[5]:--1}" -ge 0 ] && f+=(react_probe_med_ns="${m[5]}")
-			[ "${m[7]:-0}" -gt 0 ] && f+=(react_probe_total_ns="${m[6]}" react_probe_n="${m[7]}")
+			# and the samples themselves, in order ("ns,ns,...")
+			[ "${m[7]:-0}" -gt 0 ] && f+=(react_probe_total_ns="${m[6]}" react_probe_n="${m[7]}"
+				react_probe_samples="${m[8]:-}")
 			[ "${wait_ns:--1}" -ge 0 ] && f+=(drv_wait_ns="$wait_ns"
 				drv_sleep_asked_ns="$asked_ns" drv_sleep_ns="$slept_ns" drv_sleeps="$sleeps"
 				drv_other_wait_ns="$other_ns" drv_spin_ns="$spin_ns")
 			[[ $probe_line =~ probe\ done\ in\ ([0-9]+)\ us:\ ([0-9]+)\ admin\ commands,\ ([0-9]+)\ poll\ wakeups ]] &&
 				f+=(probe_us="${BASH_REMATCH[1]}" drv_cmds="${BASH_REMATCH[2]}"
 					drv_wakeups="${BASH_REMATCH[3]}")
+			# the admin wait alone (ours: debugfs admin_ping): $ping commands
+			# back to back with nothing between them, so the model's reaction
+			# samples are the wait's own; the driver's counters around it
+			pf=$(ls /sys/kernel/debug/ena/*/admin_ping 2>/dev/null | head -1)
+			if [ -n "$pf" ]; then
+				read -r w0 k0 s0 h0 <<< "$(admin_counters)"
+				model_set ena0 stat-reset true
+				if echo "$ping" > "$pf"; then
+					read -r w1 k1 s1 h1 <<< "$(admin_counters)"
+					mapfile -t m < <("$QMP" qom-get ena0 stat-react-count \
+						stat-react-median-ns stat-react-p90-ns)
+					f+=(ping_cmds=$((w1 - w0)) ping_wakeups=$((k1 - k0))
+						ping_spin_ns=$((s1 - s0)) ping_spin_hits=$((h1 - h0))
+						ping_react_n="${m[0]}" ping_react_med_ns="${m[1]}"
+						ping_react_p90_ns="${m[2]}")
+				fi
+			fi
 			"$ENA_TOP/bench/benchrec.py" --nl "$j" "${f[@]}" >> "$out"
 			ena_unload
 		done

@@ -201,6 +201,74 @@ def probe(*args):
                       "adds (95% interval: bootstrap of the difference of medians).", "",
                       "| variant | latency us | mean react at 0 us | mean react at latency us | "
                       "added us (95%) | samples per probe |", "|---|---|---|---|---|---|"] + rows
+        # the same gap against itself: the samples in order, position by
+        # position (runs recorded before the model listed them have no rows)
+        rows = []
+        for v in variants:
+            z = react_positions(by.get((v, 0), []))
+            for lat in [lat for lat in tgt if lat > 0]:
+                x = react_positions(by.get((v, lat), []))
+                if not z or not x or len(z[0]) != len(x[0]):
+                    continue
+                add, lo, hi = position_added(x, z)
+                gaps = " ".join(f"{med([r[i] for r in x]) - med([r[i] for r in z]):+.0f}"
+                                for i in range(len(x[0])))
+                rows.append(f"| {v} | {lat} | {len(z)}/{len(x)} | {gaps} | {add:+.1f} ({lo:+.1f}..{hi:+.1f}) |")
+        gap_rows = rows
+        # the admin wait alone: ours' debugfs admin_ping, commands back to
+        # back (runs recorded before it existed have no rows)
+        def ping(v, lat, key):
+            return [r[key] for r in by.get((v, lat), []) if r.get("ping_react_n")]
+        rows = []
+        for v in variants:
+            z = [x / 1000 for x in ping(v, 0, "ping_react_med_ns")]
+            if not z:
+                continue
+            for lat in tgt:
+                x = [x / 1000 for x in ping(v, lat, "ping_react_med_ns")]
+                if not x:
+                    continue
+                cmds = sum(ping(v, lat, "ping_cmds"))
+                wk = sum(ping(v, lat, "ping_wakeups")) / cmds if cmds else float("nan")
+                hits = sum(ping(v, lat, "ping_spin_hits")) / cmds if cmds else float("nan")
+                spin = sum(ping(v, lat, "ping_spin_ns")) / cmds / 1000 if cmds else float("nan")
+                if lat:
+                    lo, hi = boot_diff_ci(x, z)
+                    added = f"{med(x) - med(z):+.1f} ({lo:+.1f}..{hi:+.1f})"
+                else:
+                    added = "-"
+                p90 = med([x / 1000 for x in ping(v, lat, "ping_react_p90_ns")])
+                rows.append(f"| {v} | {lat} | {len(x)} | {med(x):.1f} | {p90:.1f} | {added} "
+                            f"| {wk:.3f} | {hits:.3f} | {spin:.1f} |")
+        ping_rows = rows
+        rows = gap_rows
+        if rows:
+            lines += ["", "## The same, gap by gap", "",
+                      "The probe's reaction samples in the order they were taken "
+                      "(`stat-react-probe-samples`): the same position is the same gap of the probe "
+                      "(the same command answered, the same driver work before the next doorbell) in "
+                      "every load, so its latency-0 value is that gap's own work, and the difference "
+                      "at a latency is what the wait adds there, without the spread between the gaps "
+                      "that the per-load figures above carry. Per position: median over loads at the "
+                      "latency minus median at 0 (us); added = their mean (95% interval: bootstrap "
+                      "over the loads of each latency). Loads with another number of samples than "
+                      "the most common are left out.", "",
+                      "| variant | latency us | loads at 0 / at latency | added per position us | "
+                      "added us (95%) |", "|---|---|---|---|---|"] + rows
+        if ping_rows:
+            lines += ["", "## The admin wait alone: commands back to back", "",
+                      "After each load's probe and open, ours sends 200 GET_FEATURE commands one after "
+                      "the other with nothing between them (debugfs `admin_ping`, under RTNL as an "
+                      "ethtool command), so the model's reaction samples (posted completion to the next "
+                      "doorbell) are the wait's own: noticing the completion, returning, posting the "
+                      "next command. Per load the median and p90 of those samples, then the median over "
+                      "loads; added = the median at a latency minus at 0 (95% bootstrap interval). "
+                      "The driver's counters over the same commands: wakeups (sleeps the wait took) "
+                      "and spin hits (completions the bounded spin caught) per command, spin time per "
+                      "command.", "",
+                      "| variant | latency us | loads | reaction us | p90 us | added us (95%) "
+                      "| wakeups/cmd | spin hits/cmd | spin us/cmd |",
+                      "|---|---|---|---|---|---|---|---|---|"] + ping_rows
     with open(prefix + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     # plots
@@ -344,6 +412,29 @@ def boot_ci(xs, ys, n=2000, seed=1):
     rnd = random.Random(seed)
     rs = sorted(med(rnd.choices(xs, k=len(xs))) / med(rnd.choices(ys, k=len(ys))) for _ in range(n))
     return rs[int(0.025 * n)], rs[int(0.975 * n) - 1]
+
+
+def react_positions(recs):
+    """Each load's probe reaction samples (us, in order), the loads with the most common count."""
+    loads = [[int(x) / 1000 for x in str(r["react_probe_samples"]).split(",")]
+             for r in recs if r.get("react_probe_samples") not in (None, "")]
+    if not loads:
+        return []
+    counts = [len(x) for x in loads]
+    common = max(set(counts), key=counts.count)
+    return [x for x in loads if len(x) == common]
+
+
+def position_added(xs, zs, n=2000, seed=1):
+    """Mean over positions of median(xs[.][i]) - median(zs[.][i]), with its 95% bootstrap interval."""
+    import random
+    rnd = random.Random(seed)
+
+    def added(a, b):
+        k = len(a[0])
+        return sum(med([r[i] for r in a]) - med([r[i] for r in b]) for i in range(k)) / k
+    rs = sorted(added(rnd.choices(xs, k=len(xs)), rnd.choices(zs, k=len(zs))) for _ in range(n))
+    return added(xs, zs), rs[int(0.025 * n)], rs[int(0.975 * n) - 1]
 
 
 def boot_diff_ci(xs, ys, n=2000, seed=1):
@@ -504,7 +595,8 @@ DP_TESTS = [("tcp1", "TCP, 1 stream", "Mbit/s", "TCP x1"), ("tcp4", "TCP, 4 stre
             ("udp64_pps", "UDP 64 B received", "packets/s", "UDP 64 B"),
             ("udp64_fixed_pps", "UDP 64 B received at a fixed offered rate", "packets/s", "UDP 64 B fixed"),
             ("rr_us", "UDP ping-pong, half round trip", "us", "ping-pong"),
-            ("xdp_drop_pps", "XDP_DROP at the receiver (pktgen 60 B)", "packets/s", "XDP_DROP")]
+            ("xdp_drop_pps", "XDP_DROP at the receiver (pktgen 60 B)", "packets/s", "XDP_DROP"),
+            ("xdp_drop_1cpu_pps", "XDP_DROP, one vCPU (CPU 1 offline)", "packets/s", "XDP_DROP 1 CPU")]
 
 
 def dp_derived(r):
