@@ -265,7 +265,10 @@ def probe(*args):
                       "loads; added = the median at a latency minus at 0 (95% bootstrap interval). "
                       "The driver's counters over the same commands: wakeups (sleeps the wait took) "
                       "and spin hits (completions the bounded spin caught) per command, spin time per "
-                      "command.", "",
+                      "command. Under TCG part of what a latency adds is the emulator's: each PAUSE "
+                      "(`cpu_relax()`) of the spin leaves the translated code and retakes QEMU's global "
+                      "lock, and the management interrupt lands on the spinning vCPU when its affinity "
+                      "says so (bench/README.md, the admin wait alone).", "",
                       "| variant | latency us | loads | reaction us | p90 us | added us (95%) "
                       "| wakeups/cmd | spin hits/cmd | spin us/cmd |",
                       "|---|---|---|---|---|---|---|---|---|"] + ping_rows
