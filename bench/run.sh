@@ -6,7 +6,7 @@
 #   "datapath" (stock vs ours throughput, packets, latency, interrupts, CPU;
 #   BENCH_DP_KERNELS ("6.12"), BENCH_REPS rounds, BENCH_DP_SECONDS per test)
 #   runs only when asked
-#   BENCH_TAG: appended to the probe and boot parts' file names, so a focused run
+#   BENCH_TAG: appended to the probe, boot and datapath parts' file names, so a focused run
 #   (e.g. BENCH_LATENCIES=50 BENCH_REPS=20 BENCH_TAG=50us) keeps the sweep
 #   boot part: BENCH_BOOT_DEVICES (4), BENCH_BOOT_SMP (guest vCPUs, 2: each
 #   driver opens one queue pair per vCPU, up to the model's 8),
@@ -90,13 +90,14 @@ fi
 if part datapath; then
 for k in ${BENCH_DP_KERNELS:-6.12}; do
 	rel=$(ena_kernel_release "$k")
-	out=$raw/$date-$rel-datapath.jsonl
+	dtag=$date-$rel-datapath${BENCH_TAG:+-$BENCH_TAG}
+	out=$raw/$dtag.jsonl
 	: > "$out"
 	snapshot_ko "$rel"
 	echo "bench: datapath on $rel"
 	ENA_KO=$top/$ko BENCH_OUT=$top/$out BENCH_REPS=${BENCH_REPS:-5} \
 		tools/testing/vm/run --kernel "$k" --ena 2 --timeout 7200 -- bench/guest-datapath.sh
-	python3 bench/report.py datapath "$out" "bench/results/$date-$rel-datapath"
-	index_run datapath "bench/results/$date-$rel-datapath.md"
+	python3 bench/report.py datapath "$out" "bench/results/$dtag"
+	index_run datapath "bench/results/$dtag.md"
 done
 fi

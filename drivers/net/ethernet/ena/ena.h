@@ -318,7 +318,8 @@ struct ena_qp {
 	u8 intr_strikes;	/* periods a completion waited with NAPI idle */
 	/* interrupt moderation */
 	struct dim dim;		/* adaptive RX moderation, sampled by NAPI */
-	u16 dim_events;		/* polls that took RX packets (DIM's events) */
+	u16 dim_events;		/* completions after RX packets (DIM's events) */
+	u32 dim_pkts;		/* RX packets since DIM's last sample */
 	struct work_struct kick;	/* a start's first poll, outside RTNL */
 	u32 rx_usecs;		/* RX delay the next unmask asks for */
 };

@@ -93,17 +93,13 @@ static void ena_dim_work(struct work_struct *w)
 
 /**
  * ena_rx_usecs_reset() - the RX delay a queue pair starts from, or goes
- * back to after ethtool -C: DIM's default profile with adaptive-rx (until
- * DIM chooses), else the static RX delay
+ * back to after ethtool -C: the static RX delay (rx-usecs), which with
+ * adaptive-rx holds until DIM's first choice, as in the in-tree driver
  * @qp: the queue pair; RTNL held
  */
 void ena_rx_usecs_reset(struct ena_qp *qp)
 {
-	struct ena_adapter *a = qp->adapter;
-
-	WRITE_ONCE(qp->rx_usecs, a->adaptive_rx ?
-		   net_dim_get_def_rx_moderation(qp->dim.mode).usec :
-		   a->rx_usecs);
+	WRITE_ONCE(qp->rx_usecs, qp->adapter->rx_usecs);
 }
 
 /**
@@ -116,24 +112,30 @@ void ena_dim_start(struct ena_qp *qp)
 {
 	memset(&qp->dim, 0, sizeof(qp->dim));
 	qp->dim_events = 0;
+	qp->dim_pkts = 0;
 	INIT_WORK(&qp->dim.work, ena_dim_work);
 	qp->dim.mode = DIM_CQ_PERIOD_MODE_START_FROM_EQE;
 	ena_rx_usecs_reset(qp);
 }
 
 /*
- * One DIM sample at the end of a poll that took RX packets: packets and
- * bytes so far, and the polls that took some as the events.  A poll that
- * only cleaned TX completions says nothing about the RX rate (the in-tree
- * driver skips those too); counted, they would read as RX moments with no
- * packets and push the profile around under request/response traffic.
+ * One DIM sample when NAPI completes, if RX packets came since the last
+ * one: packets and bytes so far, and the completions that had some as the
+ * events.  The packets of the polls before it count too: under load the
+ * poll that completes often finds none after repolls that took many, and
+ * skipping it would leave DIM without samples (and the delay low) just
+ * when it should rise.  A completion with only TX work says nothing about
+ * the RX rate (the in-tree driver skips those too); counted, it would read
+ * as an RX moment with no packets and push the profile around under
+ * request/response traffic.
  */
-static void ena_dim_sample(struct ena_qp *qp, int rx)
+static void ena_dim_sample(struct ena_qp *qp)
 {
 	struct dim_sample s;
 
-	if (rx <= 0)
+	if (!qp->dim_pkts)
 		return;
+	qp->dim_pkts = 0;
 	qp->dim_events++;
 	dim_update_sample(qp->dim_events, qp->stats->rx_packets,
 			  qp->stats->rx_bytes, &s);
@@ -1125,6 +1127,8 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 		if (qp->xdp_tx.depth)
 			tx_ok = ena_clean_tx(qp, &qp->xdp_tx, budget) && tx_ok;
 		rx = ena_clean_rx(qp, budget, &xdp_done);
+		if (rx > 0)
+			qp->dim_pkts += rx;
 		if (xdp_done)
 			ena_xdp_finish(qp, xdp_done);
 	}
@@ -1150,7 +1154,7 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 	if (unmask) {
 		if (qp->adapter->intr_delay_res &&
 		    READ_ONCE(qp->adapter->adaptive_rx))
-			ena_dim_sample(qp, rx);
+			ena_dim_sample(qp);
 		ena_unmask_irq(qp);
 	}
 	u64_stats_update_begin(&qp->stats->napi_sync);
