@@ -203,7 +203,7 @@ def probe(*args):
                       "added us (95%) | samples per probe |", "|---|---|---|---|---|---|"] + rows
         # the same gap against itself: the samples in order, position by
         # position (runs recorded before the model listed them have no rows)
-        rows = []
+        gap_rows = []
         for v in variants:
             z = react_positions(by.get((v, 0), []))
             for lat in [lat for lat in tgt if lat > 0]:
@@ -213,13 +213,13 @@ def probe(*args):
                 add, lo, hi = position_added(x, z)
                 gaps = " ".join(f"{med([r[i] for r in x]) - med([r[i] for r in z]):+.0f}"
                                 for i in range(len(x[0])))
-                rows.append(f"| {v} | {lat} | {len(z)}/{len(x)} | {gaps} | {add:+.1f} ({lo:+.1f}..{hi:+.1f}) |")
-        gap_rows = rows
+                gap_rows.append(f"| {v} | {lat} | {len(z)}/{len(x)} | {gaps} | "
+                                f"{add:+.1f} ({lo:+.1f}..{hi:+.1f}) |")
         # the admin wait alone: ours' debugfs admin_ping, commands back to
         # back (runs recorded before it existed have no rows)
         def ping(v, lat, key):
             return [r[key] for r in by.get((v, lat), []) if r.get("ping_react_n")]
-        rows = []
+        ping_rows = []
         for v in variants:
             z = [x / 1000 for x in ping(v, 0, "ping_react_med_ns")]
             if not z:
@@ -229,20 +229,20 @@ def probe(*args):
                 if not x:
                     continue
                 cmds = sum(ping(v, lat, "ping_cmds"))
-                wk = sum(ping(v, lat, "ping_wakeups")) / cmds if cmds else float("nan")
-                hits = sum(ping(v, lat, "ping_spin_hits")) / cmds if cmds else float("nan")
-                spin = sum(ping(v, lat, "ping_spin_ns")) / cmds / 1000 if cmds else float("nan")
+                # a driver counter summed over the loads, per command
+                def per_cmd(key):
+                    return sum(ping(v, lat, key)) / cmds if cmds else float("nan")
+                wk, hits = per_cmd("ping_wakeups"), per_cmd("ping_spin_hits")
+                spin = per_cmd("ping_spin_ns") / 1000
                 if lat:
                     lo, hi = boot_diff_ci(x, z)
                     added = f"{med(x) - med(z):+.1f} ({lo:+.1f}..{hi:+.1f})"
                 else:
                     added = "-"
                 p90 = med([x / 1000 for x in ping(v, lat, "ping_react_p90_ns")])
-                rows.append(f"| {v} | {lat} | {len(x)} | {med(x):.1f} | {p90:.1f} | {added} "
-                            f"| {wk:.3f} | {hits:.3f} | {spin:.1f} |")
-        ping_rows = rows
-        rows = gap_rows
-        if rows:
+                ping_rows.append(f"| {v} | {lat} | {len(x)} | {med(x):.1f} | {p90:.1f} | {added} "
+                                 f"| {wk:.3f} | {hits:.3f} | {spin:.1f} |")
+        if gap_rows:
             lines += ["", "## The same, gap by gap", "",
                       "The probe's reaction samples in the order they were taken "
                       "(`stat-react-probe-samples`): the same position is the same gap of the probe "
@@ -254,7 +254,7 @@ def probe(*args):
                       "over the loads of each latency). Loads with another number of samples than "
                       "the most common are left out.", "",
                       "| variant | latency us | loads at 0 / at latency | added per position us | "
-                      "added us (95%) |", "|---|---|---|---|---|"] + rows
+                      "added us (95%) |", "|---|---|---|---|---|"] + gap_rows
         if ping_rows:
             lines += ["", "## The admin wait alone: commands back to back", "",
                       "After each load's probe and open, ours sends 200 GET_FEATURE commands one after "
