@@ -29,8 +29,17 @@ endif
 MODULES := $(foreach r,$(RELEASES),build/$(r)/ena.ko)
 JOBS ?= 2
 
-.PHONY: all modules setup setup-debug check test test-long test-debug run bench clean dkms-check FORCE
-all: modules
+.PHONY: all modules tools setup setup-debug check test test-long test-debug run bench clean dkms-check FORCE
+all: modules tools
+
+# the boot bench's opener (bench/guest-boot.sh), a host binary the guests run
+# from this tree (their root is the host's)
+ENA_UP := build/tools/ena_up
+ENA_UP_SRC := tools/testing/selftests/drivers/net/ena/ena_up.c
+tools: $(ENA_UP)
+$(ENA_UP): $(ENA_UP_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
 modules: $(if $(wildcard $(DRV_DIR)/Kbuild),$(MODULES),no-driver)
 

@@ -104,6 +104,8 @@ def record(trace, nl_json, kv):
     ifs = nl.get("ifaces", {})
     rec["cmd_rc"] = nl.get("cmd_rc")
     rec["cmd_us"] = nl.get("cmd_us")
+    # the listener's own CPU (its opens included), -1 from a listener without it
+    rec["listener_cpu_us"] = nl.get("cpu_us", -1)
     ok = nl.get("cmd_rc") == 0 and len(ifs) == ndev and all("carrier_us" in v for v in ifs.values())
     if ev and ev["probe_in"]:
         p0 = min(t for t, _, _ in ev["probe_in"])

@@ -1,8 +1,11 @@
 #!/bin/bash
 # Runs inside one guest (tools/testing/vm/run --ena 4): multi-device boot.
-# Each load: the driver is loaded with a netlink listener (ena_nl.py) that
-# sets every new ena interface up the instant RTM_NEWLINK announces it; the
-# load ends when all $ENA_NDEV interfaces have carrier.
+# Each load: the driver is loaded with a netlink listener that sets every new
+# ena interface up the instant RTM_NEWLINK announces it; the load ends when
+# all $ENA_NDEV interfaces have carrier. The listener is build/tools/ena_up
+# (C; BENCH_BOOT_LISTENER=c, the default) or ena_nl.py --up (=py, the
+# listener of the runs before 2026-12-06, which spent 3 to 5 ms of CPU per
+# device on its own loop under TCG).
 # Variants, alternating (the order rotates every round): stock (modprobe ena),
 # ours (insmod $ENA_KO), ours-asyncopen (insmod $ENA_KO open_async=1: a work
 # item starts the device queues after ndo_open; ours-syncopen, open_sync=1,
@@ -44,6 +47,13 @@ load_cmd() {
 scrub_mb=${BENCH_BOOT_SCRUB_MB:-128}
 scrub() { scrub_freed "$scrub_mb"; }
 
+case ${BENCH_BOOT_LISTENER:-c} in
+c) listener=("$here/../build/tools/ena_up");;
+py) listener=("$st/ena_nl.py" --up);;
+*) echo "bench: BENCH_BOOT_LISTENER is c or py" >&2; exit 1;;
+esac
+[ -x "${listener[0]}" ] || { echo "bench: no ${listener[0]} (make)" >&2; exit 1; }
+
 # boot_trace_setup / trace_reset: ena_lib.sh (make run uses them too)
 [ -f "$ENA_KO" ] || { echo "bench: no $ENA_KO" >&2; exit 1; }
 ena_unload
@@ -58,14 +68,15 @@ for ((r = 0; r <= reps; r++)); do
 		"$here/boot-record.py" reset "$ndev"
 		dmesg -C
 		echo > $TR/trace
-		j=$("$st/ena_nl.py" --up --count "$ndev" --timeout 60 -- $(load_cmd "$v"))
+		j=$("${listener[@]}" --count "$ndev" --timeout 60 -- $(load_cmd "$v"))
 		bad=$(dmesg | grep -cE 'BUG|WARNING|Oops|Call Trace')
 		# queue pairs the first interface opened (one per vCPU, up to the device's)
 		qs=$(ls -d /sys/class/net/"$(ena_ifaces | head -1)"/queues/rx-* 2>/dev/null | wc -l)
 		"$here/boot-record.py" record $TR/trace "$j" kernel="$(uname -r)" commit="${BENCH_COMMIT:-unknown}" variant="$v" \
 			rep=$r ndev="$ndev" latency_us="$lat" dmesg_bad="$bad" \
 			smp="$(nproc)" queues="$qs" \
-			host_load="${BENCH_HOST_LOAD:-?}" scrub_mb="$scrub_mb" >> "$out"
+			host_load="${BENCH_HOST_LOAD:-?}" scrub_mb="$scrub_mb" \
+			listener="${BENCH_BOOT_LISTENER:-c}" >> "$out"
 		ena_unload || { echo "bench: rmmod failed after $v" >&2; exit 1; }
 		scrub
 		sleep 0.2
