@@ -467,6 +467,10 @@ def boot(*args):
     reps = max((r["rep"] for r in recs), default=0)
     ms = lambda us: us / 1000  # noqa: E731
     good = lambda v, k: [r[k] for r in by[v] if r["ok"] and r[k] >= 0]  # noqa: E731
+    # records before 2026-12-06 carry no listener field: ena_nl.py's
+    kinds = sorted({r.get("listener", "py") for r in recs})
+    listener = " and ".join({"c": "`build/tools/ena_up`, C", "py": "`ena_nl.py --up`, Python"}.get(k, k)
+                            for k in kinds)
     lines = [f"# Multi-device boot: {ndev} ENA devices, first probe to all links up ({kernel})", "",
              f"Raw data: `{', '.join(raws)}` ({len(recs)} loads in {reps} rounds, variants alternating "
              f"with the order rotated each round; a warm-up round of {len(warm)} loads is in the raw "
@@ -477,7 +481,7 @@ def boot(*args):
              f"defaults otherwise (8 queue pairs offered, LLQ on); each interface opened {qpairs} queue "
              "pairs (one per vCPU). Host load average (1/5/15 min) when the guest started: "
              f"{'; '.join(loads)}.", "",
-             "Each load runs the load command under a netlink listener (`ena_nl.py --up`) that sets every new ena interface up the instant RTM_NEWLINK "
+             f"Each load runs the load command under a netlink listener ({listener}) that sets every new ena interface up the instant RTM_NEWLINK "
              "announces it, as udev/NetworkManager would, and waits for carrier on all of them. "
              "stock = `modprobe ena` (the distro's ena.ko), ours = `insmod ena.ko` (this tree; the devices "
              "probe one after the other, as stock's); ours-par = `insmod ena.ko probe_parallel=1` (the "
@@ -507,10 +511,13 @@ def boot(*args):
              "ndo_open, under RTNL, so the opens of the devices never overlap);",
              "- **parallel**: most probes in flight at once; **admin cmds**: per device, probe and first "
              "open (the model's counter);",
-             "- **from command**: start of the load command to all up (includes module loading).", "",
+             "- **from command**: start of the load command to all up (includes module loading);",
+             "- **listener CPU**: the listener's own CPU time from the load command's start to its end "
+             "(CLOCK_PROCESS_CPUTIME_ID; the opens it runs in its ioctls included).", "",
              "| variant | n | ok | all up ms (median, p10..p90) | probes done ms | module init ms | "
-             "last newlink ms | probe each ms | open each ms | parallel | admin cmds/dev | from command ms |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "last newlink ms | probe each ms | open each ms | parallel | admin cmds/dev | from command ms "
+             "| listener CPU ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for v in variants:
         rs = by[v]
         b = [ms(x) for x in good(v, "boot_us")]
@@ -524,7 +531,8 @@ def boot(*args):
             f"| {v} | {len(rs)} | {sum(1 for r in rs if r['ok'])} | {fmt(b)} ({sp}) | "
             f"{fmt([ms(x) for x in good(v, 'probe_span_us')])} | {fmt([ms(x) for x in good(v, 'init_us')])} | "
             f"{fmt([ms(max(r['newlink_us'])) for r in rs if r['ok'] and r.get('newlink_us')])} | "
-            f"{fmt(each)} | {fmt(opens)} | {par} | {med(cmds):.0f} | {fmt([ms(x) for x in good(v, 'load_us')])} |")
+            f"{fmt(each)} | {fmt(opens)} | {par} | {med(cmds):.0f} | {fmt([ms(x) for x in good(v, 'load_us')])} "
+            f"| {fmt([ms(r['listener_cpu_us']) for r in rs if r['ok'] and r.get('listener_cpu_us', -1) >= 0])} |")
     bad = [r for r in recs if not r["ok"] or r.get("dmesg_bad")]
     if bad:
         lines += ["", f"{len(bad)} loads failed or logged a kernel warning: "

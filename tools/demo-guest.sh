@@ -22,8 +22,9 @@ load() { # $1: stock|ours, $2: round
 	scrub_freed 128
 	"$bench/boot-record.py" reset 2
 	echo > $TR/trace
-	if is_ours; then j=$("$st/ena_nl.py" --up --count 2 --timeout 60 -- insmod "$ENA_KO")
-	else j=$("$st/ena_nl.py" --up --count 2 --timeout 60 -- modprobe ena); fi
+	# the boot bench's listener (C: it costs the load nothing but the opens)
+	if is_ours; then j=$("$ENA_TOP/build/tools/ena_up" --count 2 --timeout 60 -- insmod "$ENA_KO")
+	else j=$("$ENA_TOP/build/tools/ena_up" --count 2 --timeout 60 -- modprobe ena); fi
 	# our driver's own admin counters, both devices
 	if is_ours; then
 		for ifc in $(ena_ifaces); do

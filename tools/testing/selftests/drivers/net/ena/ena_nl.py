@@ -20,8 +20,9 @@ NetworkManager would; with --flap it then sets it down and up again at once.
 Waits until N interfaces have carrier (with --oper: operstate up too) or
 the timeout, and prints one JSON object: {"cmd_us": ..., "cmd_rc": ...,
 "ifaces": {name: {...}}, "order": [names by MAC address], "t0_mono_us": ...,
-"cpu_us": ...}. cpu_us is this listener's own CPU time (user and system,
-the opens it ran in its ioctls included) from CMD's start to the end.
+"cpu_us": ...}. cpu_us is this listener's own CPU time
+(CLOCK_PROCESS_CPUTIME_ID, the opens it ran in its ioctls included) from
+CMD's start to the end.
 t0_mono_us is the instant CMD started on CLOCK_MONOTONIC (the clock of the
 tracer's trace_clock "mono"), so t0_mono_us + carrier_us lands on the time
 line of a trace recorded with that clock (bench/guest-boot.sh, make run).
@@ -326,7 +327,7 @@ def main():
     before = set(os.listdir("/sys/class/net"))
     ifaces = {}
     t0 = time.monotonic()
-    c0 = os.times()
+    c0 = time.process_time()
     proc = subprocess.Popen(cmd)
     cmd_us = cmd_rc = None
     deadline = t0 + a.timeout
@@ -367,8 +368,7 @@ def main():
         except subprocess.TimeoutExpired:
             cmd_rc = "timeout"
         cmd_us = now_us(t0)
-    c1 = os.times()
-    cpu_us = int((c1.user + c1.system - c0.user - c0.system) * 1e6)
+    cpu_us = int((time.process_time() - c0) * 1e6)
     order = sorted(ifaces, key=lambda n: sysfs(n, "address"))
     print(json.dumps({"cmd_us": cmd_us, "cmd_rc": cmd_rc, "ifaces": ifaces,
                       "order": order, "t0_mono_us": int(t0 * 1e6),
