@@ -732,6 +732,7 @@ static int ena_qp_run(struct ena_adapter *a, struct ena_qp *qp)
 	napi_enable(&qp->napi);
 	/* the first poll: ena_qps_kick() */
 	INIT_WORK(&qp->kick, ena_qp_kick);
+	ena_rx_fill_init(qp);
 	set_bit(ENA_QP_KICK_DUE, &qp->state);
 	/*
 	 * Wake, not start: packets the qdisc held back while this queue was
@@ -918,6 +919,7 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 	clear_bit(ENA_QP_KICK_DUE, &qp->state);
 	cancel_work_sync(&qp->kick);
 	napi_disable(&qp->napi);
+	ena_rx_fill_cancel(qp);
 	cancel_work_sync(&qp->dim.work);
 	/* no ndo_xdp_xmit after this: it checks under the same lock */
 	ena_xdp_tx_stop(qp);
