@@ -846,9 +846,9 @@ err:
  * @from: first queue pair
  * @to: one past the last
  *
- * The first poll finishes the RX fill and unmasks the vector when it is
- * done.  It also takes in what the device completed before NAPI was
- * enabled: the RX buffers posted by the start can be filled at once, and
+ * The first poll takes the first step of the rest of the RX fill, hands
+ * the steps after it to the ena_fill thread and unmasks the vector.  It
+ * also takes in what the device completed before NAPI was enabled: the RX buffers posted by the start can be filled at once, and
  * the interrupt for that (armed in a device just reset) found NAPI
  * disabled and was lost; nothing else would announce those completions.
  * It is scheduled from a (high priority) work item, after the caller's
