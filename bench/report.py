@@ -543,6 +543,8 @@ def boot(*args):
              ("stock", "ours-sync"), ("ours-sync", "ours"),
              ("stock-async", "ours-async"), ("stock", "stock-async"),
              ("ours", "ours-async"), ("stock", "ours-async")]
+    # a variant with module parameters (NAME+PARAM=VALUE) against stock, and ours against it
+    pairs += [p for v in variants if "+" in v and v.split("+")[0] == "ours" for p in ((v, "stock"), ("ours", v))]
     rows = [(a, b) for a, b in pairs if a in medb and b in medb]
     if rows:
         lines += ["", "## Ratios (median all up, first / second)", "",
@@ -556,7 +558,8 @@ def boot(*args):
     opn = {v: [ms(d) for r in by[v] if r["ok"] for d in r.get("open_dur_us", [])] for v in variants}
     orows = [(a, b) for a, b in (("ours", "stock"), ("ours-asyncopen", "stock"), ("ours-syncopen", "stock"),
                                  ("ours-par", "stock"),
-                                 ("ours-sync", "stock"), ("ours-async", "stock-async"))
+                                 ("ours-sync", "stock"), ("ours-async", "stock-async"),
+                                 *((v, "stock") for v in variants if v.startswith("ours+")))
              if opn.get(a) and opn.get(b)]
     if orows:
         lines += ["", "## RTNL held by one open (median open each, first / second)", "",
