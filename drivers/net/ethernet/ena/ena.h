@@ -12,7 +12,6 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/interrupt.h>
-#include <linux/kthread.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
@@ -322,7 +321,6 @@ struct ena_qp {
 	u16 dim_events;		/* completions after RX packets (DIM's events) */
 	u32 dim_pkts;		/* RX packets since DIM's last sample */
 	struct work_struct kick;	/* a start's first poll, outside RTNL */
-	struct kthread_work fill_work;	/* the rest of a start's RX fill */
 	u32 rx_usecs;		/* RX delay the next unmask asks for */
 };
 
@@ -647,10 +645,6 @@ void ena_tx_doorbell(struct ena_txq *tx);
 int ena_napi_poll(struct napi_struct *napi, int budget);
 irqreturn_t ena_io_irq(int irq, void *data);
 int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp);
-int ena_rx_fill_worker_init(void);
-void ena_rx_fill_worker_fini(void);
-void ena_rx_fill_init(struct ena_qp *qp);
-void ena_rx_fill_cancel(struct ena_qp *qp);
 void ena_tx_drain(struct ena_qp *qp, struct ena_txq *tx);
 void ena_rx_drain(struct ena_qp *qp);
 void ena_unmask_irq(struct ena_qp *qp);

@@ -522,16 +522,12 @@ static int __init ena_init(void)
 {
 	int rc;
 
-	rc = ena_rx_fill_worker_init();
-	if (rc)
-		return rc;
 	ena_debugfs_module_init();
 	ena_order_init(&ena_pci_driver);
 	rc = pci_register_driver(&ena_pci_driver);
 	if (rc) {
 		ena_order_fini();
 		ena_debugfs_module_exit();
-		ena_rx_fill_worker_fini();
 	}
 	return rc;
 }
@@ -541,7 +537,6 @@ static void __exit ena_exit(void)
 	pci_unregister_driver(&ena_pci_driver);
 	ena_order_fini();
 	ena_debugfs_module_exit();
-	ena_rx_fill_worker_fini();
 }
 
 module_init(ena_init);

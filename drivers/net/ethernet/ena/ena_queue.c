@@ -732,7 +732,6 @@ static int ena_qp_run(struct ena_adapter *a, struct ena_qp *qp)
 	napi_enable(&qp->napi);
 	/* the first poll: ena_qps_kick() */
 	INIT_WORK(&qp->kick, ena_qp_kick);
-	ena_rx_fill_init(qp);
 	set_bit(ENA_QP_KICK_DUE, &qp->state);
 	/*
 	 * Wake, not start: packets the qdisc held back while this queue was
@@ -846,9 +845,9 @@ err:
  * @from: first queue pair
  * @to: one past the last
  *
- * The first poll takes the first step of the rest of the RX fill, hands
- * the steps after it to the ena_fill thread and unmasks the vector.  It
- * also takes in what the device completed before NAPI was enabled: the RX buffers posted by the start can be filled at once, and
+ * The first poll finishes the RX fill and unmasks the vector when it is
+ * done.  It also takes in what the device completed before NAPI was
+ * enabled: the RX buffers posted by the start can be filled at once, and
  * the interrupt for that (armed in a device just reset) found NAPI
  * disabled and was lost; nothing else would announce those completions.
  * It is scheduled from a (high priority) work item, after the caller's
@@ -919,7 +918,6 @@ void ena_qp_stop(struct ena_adapter *a, u16 qid)
 	clear_bit(ENA_QP_KICK_DUE, &qp->state);
 	cancel_work_sync(&qp->kick);
 	napi_disable(&qp->napi);
-	ena_rx_fill_cancel(qp);
 	cancel_work_sync(&qp->dim.work);
 	/* no ndo_xdp_xmit after this: it checks under the same lock */
 	ena_xdp_tx_stop(qp);

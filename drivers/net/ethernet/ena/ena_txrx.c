@@ -14,7 +14,6 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/rtnetlink.h>
-#include <linux/sched.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <net/ip6_checksum.h>
@@ -32,19 +31,10 @@
 #define ENA_RX_REFILL_MAX	256
 /*
  * A queue start posts ENA_RX_START_FILL buffers (in ndo_open, under RTNL,
- * or in the open_async work); its first NAPI poll and the polls after it
- * post the rest, ENA_RX_FILL_STEP per poll, outside RTNL
- * (ena_rx_fill_step()).
+ * or in the open_async work); its first NAPI polls post the rest,
+ * ENA_RX_FILL_STEP per poll, outside RTNL (ena_rx_fill_step()).
  */
 #define ENA_RX_FILL_STEP	ENA_RX_START_FILL
-
-static bool rx_fill_idle = true;
-module_param(rx_fill_idle, bool, 0444);
-MODULE_PARM_DESC(rx_fill_idle,
-		 "Finish a queue start's RX fill at the lowest CPU priority (ena_fill thread, nice 19) instead of in back-to-back NAPI polls (default: Y)");
-
-/* the driver's one lowest-priority thread for the rest of the RX fills */
-static struct kthread_worker *ena_fill_worker;
 /* pages handed back to the pool per page_pool_put_page_bulk() call */
 #define ENA_RX_DRAIN_BATCH	64
 
@@ -850,64 +840,6 @@ static void ena_rx_fill_step(struct ena_qp *qp, u32 used)
 		rx->fill_pending = false;
 }
 
-/*
- * One step of a start's RX fill from the ena_fill thread: the poll it
- * schedules runs in this thread's softirq (local_bh_enable()), so it takes
- * the CPU only when no task of normal priority wants it.  A NAPI that is
- * disabled (a stop under way) is not scheduled.
- */
-static void ena_rx_fill_work(struct kthread_work *w)
-{
-	struct ena_qp *qp = container_of(w, struct ena_qp, fill_work);
-
-	local_bh_disable();
-	napi_schedule(&qp->napi);
-	local_bh_enable();
-}
-
-/**
- * ena_rx_fill_worker_init() - start the ena_fill thread (module init)
- *
- * Return: 0 or a negative errno.
- */
-int ena_rx_fill_worker_init(void)
-{
-	struct kthread_worker *w;
-
-	if (!rx_fill_idle)
-		return 0;
-	w = kthread_create_worker(0, "ena_fill");
-	if (IS_ERR(w))
-		return PTR_ERR(w);
-	sched_set_normal(w->task, MAX_NICE);
-	ena_fill_worker = w;
-	return 0;
-}
-
-/* stop the ena_fill thread (module exit: every queue is stopped) */
-void ena_rx_fill_worker_fini(void)
-{
-	if (ena_fill_worker)
-		kthread_destroy_worker(ena_fill_worker);
-	ena_fill_worker = NULL;
-}
-
-/* a queue start: the pair's fill work, idle */
-void ena_rx_fill_init(struct ena_qp *qp)
-{
-	kthread_init_work(&qp->fill_work, ena_rx_fill_work);
-}
-
-/*
- * A queue stop, once NAPI is disabled (no poll can queue the work again):
- * wait for a fill step that is queued or running.
- */
-void ena_rx_fill_cancel(struct ena_qp *qp)
-{
-	if (ena_fill_worker)
-		kthread_cancel_work_sync(&qp->fill_work);
-}
-
 enum ena_csum_verdict {
 	ENA_CSUM_NONE,		/* not TCP/UDP, a fragment, or RXCSUM off */
 	ENA_CSUM_GOOD,
@@ -1176,7 +1108,7 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct ena_qp *qp = container_of(napi, struct ena_qp, napi);
 	u32 xdp_done = 0;
-	bool tx_ok, unmask, fill;
+	bool tx_ok, unmask;
 	int rx = 0;
 
 	/*
@@ -1211,23 +1143,13 @@ int ena_napi_poll(struct napi_struct *napi, int budget)
 			napi_complete_done(napi, 0);
 		return 0;
 	}
-	/*
-	 * A full budget: poll again.  A start's fill still going on: the
-	 * next step in the ena_fill thread's time, or in the next poll.
-	 */
-	fill = qp->rx.fill_pending;
-	if (rx >= budget || (fill && !ena_fill_worker))
+	/* a full budget, or a start's fill still going on: poll again */
+	if (rx >= budget || qp->rx.fill_pending)
 		return budget;
 	/* more TX completions pending: poll again */
 	if (ena_tx_cq_pending(&qp->tx) ||
 	    (qp->xdp_tx.depth && ena_tx_cq_pending(&qp->xdp_tx)))
 		return budget;
-	/*
-	 * Queued while this poll still owns NAPI: a stop's napi_disable()
-	 * waits for it, so the stop's cancel (ena_rx_fill_cancel()) sees it.
-	 */
-	if (unlikely(fill))
-		kthread_queue_work(ena_fill_worker, &qp->fill_work);
 	unmask = napi_complete_done(napi, rx);
 	if (unmask) {
 		if (qp->adapter->intr_delay_res &&

@@ -432,11 +432,11 @@ down_zero() {
 	return $rc
 }
 ktap_check "down: ring bytes (driver$(is_ours || echo ' n/a'), model) back to probe state, pages balanced" down_zero
-# busy_fill: every CPU busy at normal priority, so the rest of each queue's
-# RX fill (ours: the ena_fill thread at nice 19) waits; the interface still
-# passes traffic on what the start posted, a down with the fill pending
-# hands every page back, and once the CPUs are free again an up fills the
-# rings to depth-1.
+# busy_fill: an up with every CPU busy at normal priority, so the rest of
+# each queue's RX fill (NAPI's, after the start's first 64 buffers) shares
+# the CPUs with them; the interface passes traffic meanwhile, a down right
+# after (the fill may still be going on) hands every page back, and once
+# the CPUs are free again an up fills the rings to depth-1.
 busy_fill() {
 	local c p rc=0
 	ip link set "$A" down
