@@ -447,7 +447,7 @@ busy_fill() {
 	done
 	ip link set "$A" up
 	p=$(( $(st page_allocs) - $(st page_frees) ))
-	echo "right after the up, CPUs busy: $p RX buffers posted of $((N * (RXD - 1)))"
+	echo "right after the up, CPUs busy: $p RX buffers posted, of $((N * (RXD - 1))) in full rings"
 	wait_carrier "$A" && ping_ok || { echo "no ping while the fill waits"; rc=1; }
 	p=$(( $(st page_allocs) - $(st page_frees) ))
 	echo "after the ping: $p RX buffers posted"
@@ -463,9 +463,9 @@ busy_fill() {
 	return $rc
 }
 if is_ours; then
-	ktap_check "CPUs busy: traffic on the first RX batch, a down during the fill balances pages, the next up fills" busy_fill
+	ktap_check "CPUs busy: an up passes traffic, a down right after it balances pages, the next up fills" busy_fill
 else
-	ktap_skip "CPUs busy: traffic on the first RX batch, a down during the fill balances pages, the next up fills" "stock driver has no page counters"
+	ktap_skip "CPUs busy: an up passes traffic, a down right after it balances pages, the next up fills" "stock driver has no page counters"
 fi
 ktap_check "dmesg: no warning" dmesg_clean "$d0"
 ktap_finish
