@@ -544,7 +544,7 @@ def boot(*args):
              ("stock-async", "ours-async"), ("stock", "stock-async"),
              ("ours", "ours-async"), ("stock", "ours-async")]
     # a variant with module parameters (NAME+PARAM=VALUE) against stock, and ours against it
-    pairs += [p for v in variants if "+" in v and v.split("+")[0] == "ours" for p in ((v, "stock"), ("ours", v))]
+    pairs += [p for v in variants if v.startswith("ours+") for p in ((v, "stock"), ("ours", v))]
     rows = [(a, b) for a, b in pairs if a in medb and b in medb]
     if rows:
         lines += ["", "## Ratios (median all up, first / second)", "",

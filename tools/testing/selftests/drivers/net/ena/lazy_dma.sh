@@ -419,15 +419,21 @@ model_bal() {
 	expect "device queues live (created - destroyed)" $((c - x)) $((base_c - base_x))
 }
 ktap_check "after stress: device queues live back to baseline ($((base_c - base_x)))" model_bal
-down_zero() {
+# down_empty: with $A down, nothing of its rings is left (driver and model)
+down_empty() {
 	local rc=0
-	ip link set "$A" down
 	if is_ours; then
 		expect ring_bytes "$(st ring_bytes)" 0 || rc=1
 		expect "coherent allocs - frees" $(( $(st dma_coherent_allocs) - $(st dma_coherent_frees) )) 0 || rc=1
 		expect "page_allocs - page_frees" $(( $(st page_allocs) - $(st page_frees) )) 0 || rc=1
 	fi
 	expect stat-ring-bytes "$(mbytes)" $ADMIN_BYTES || rc=1
+	return $rc
+}
+down_zero() {
+	local rc=0
+	ip link set "$A" down
+	down_empty || rc=1
 	ip link set "$A" up
 	return $rc
 }
@@ -435,8 +441,9 @@ ktap_check "down: ring bytes (driver$(is_ours || echo ' n/a'), model) back to pr
 # busy_fill: an up with every CPU busy at normal priority, so the rest of
 # each queue's RX fill (NAPI's, after the start's first 64 buffers) shares
 # the CPUs with them; the interface passes traffic meanwhile, a down right
-# after (the fill may still be going on) hands every page back, and once
-# the CPUs are free again an up fills the rings to depth-1.
+# after (the fill may still be going on) hands every page and ring back
+# (down_empty), and once the CPUs are free again an up fills the rings to
+# depth-1.
 busy_fill() {
 	local c p rc=0
 	ip link set "$A" down
@@ -448,15 +455,14 @@ busy_fill() {
 	ip link set "$A" up
 	p=$(( $(st page_allocs) - $(st page_frees) ))
 	echo "right after the up, CPUs busy: $p RX buffers posted, of $((N * (RXD - 1))) in full rings"
-	wait_carrier "$A" && ping_ok || { echo "no ping while the fill waits"; rc=1; }
+	wait_carrier "$A" && ping_ok || { echo "no ping with the CPUs busy"; rc=1; }
 	p=$(( $(st page_allocs) - $(st page_frees) ))
 	echo "after the ping: $p RX buffers posted"
 	ip link set "$A" down
 	kill "${spin[@]}" 2>/dev/null
 	wait "${spin[@]}" 2>/dev/null
 	spin=()
-	expect "page_allocs - page_frees after the down" $(( $(st page_allocs) - $(st page_frees) )) 0 || rc=1
-	expect "coherent allocs - frees after the down" $(( $(st dma_coherent_allocs) - $(st dma_coherent_frees) )) 0 || rc=1
+	down_empty || rc=1
 	ip link set "$A" up
 	wait_carrier "$A" || rc=1
 	pages_up || rc=1
