@@ -47,19 +47,27 @@ napi_counts() {
 		$1 ~ /^queue_[0-9]+_tx_unmask_interrupt:$/ {u += $2}
 		END {print p + 0, u + 0}'
 }
+# the model's unmasks of both devices and the RX delays they asked for (in
+# the device's unit, 1 us here): "unmasks delay_sum"
+model_unmasks() {
+	echo "$(($(model_get ena0 stat-io-unmasks) + $(model_get ena1 stat-io-unmasks)))" \
+		"$(($(model_get ena0 stat-io-unmask-rx-delay) + $(model_get ena1 stat-io-unmask-rx-delay)))"
+}
 # busy CPU time of the guest in jiffies (USER_HZ)
 cpu_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
 
 # measure TEST CMD...: run one test, write its record; CMD prints
 # "VALUE BYTES" (BYTES: payload received, for CPU per GB)
 measure() {
-	local test=$1 i0 p0 c0 res i1 p1 c1 value bytes n0 u0 n1 u1
+	local test=$1 i0 p0 c0 res i1 p1 c1 value bytes n0 u0 n1 u1 m0 d0 m1 d1
 	shift
 	read -r n0 u0 <<< "$(napi_counts)"
+	read -r m0 d0 <<< "$(model_unmasks)"
 	i0=$(io_irqs) p0=$(packets) c0=$(cpu_busy)
 	res=$("$@") || res=""
 	i1=$(io_irqs) p1=$(packets) c1=$(cpu_busy)
 	read -r n1 u1 <<< "$(napi_counts)"
+	read -r m1 d1 <<< "$(model_unmasks)"
 	read -r value bytes <<< "$res"
 	if [ -z "$value" ]; then
 		echo "# $ENA_DRIVER round $round $test: failed"
@@ -68,9 +76,10 @@ measure() {
 	# (report.py derives irq_per_pkt and cpu_s_per_gb from these)
 	"$ENA_TOP/bench/benchrec.py" kernel="$(uname -r)" commit="${BENCH_COMMIT:-unknown}" driver="$ENA_DRIVER" round="$round" \
 		test="$test" value="$value" bytes="${bytes:-0}" irqs=$((i1 - i0)) packets=$((p1 - p0)) \
-		cpu_jiffies=$((c1 - c0)) napi_polls=$((n1 - n0)) unmasks=$((u1 - u0)) >> "$out"
+		cpu_jiffies=$((c1 - c0)) napi_polls=$((n1 - n0)) unmasks=$((u1 - u0)) \
+		model_unmasks=$((m1 - m0)) model_rx_delay=$((d1 - d0)) >> "$out"
 	echo "# $ENA_DRIVER round $round $test: $value ($((i1 - i0)) irqs, $((p1 - p0)) packets," \
-		"$((n1 - n0)) NAPI polls, $((u1 - u0)) unmasks)"
+		"$((n1 - n0)) NAPI polls, $((u1 - u0)) unmasks, RX delay asked $(((d1 - d0) / (m1 > m0 ? m1 - m0 : 1))) us)"
 }
 
 # iperf3 client against the peer; prints "Mbit/s bytes" or "pps bytes"

@@ -893,6 +893,8 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-aenq-dropped", &s->st.aenq_dropped);
     ena_add_stat(obj, "stat-io-irqs", &s->st.io_irqs);
     ena_add_stat(obj, "stat-io-irqs-held", &s->st.io_irqs_held);
+    ena_add_stat(obj, "stat-io-unmasks", &s->st.io_unmasks);
+    ena_add_stat(obj, "stat-io-unmask-rx-delay", &s->st.io_unmask_rx_delay);
     object_property_add_str(obj, "queues", ena_get_queues, NULL);
     object_property_add_str(obj, "dma-targets", ena_get_dma_targets, NULL);
     object_property_add_str(obj, "host-info", ena_get_host_info, NULL);

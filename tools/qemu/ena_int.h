@@ -109,6 +109,8 @@ typedef struct EnaStats {
     uint64_t aenq_dropped;
     uint64_t io_irqs;       /* IO interrupt messages sent */
     uint64_t io_irqs_held;  /* interrupts that waited for the moderation */
+    uint64_t io_unmasks;    /* IO vector unmasks */
+    uint64_t io_unmask_rx_delay; /* sum of the RX delays they asked (units) */
 } EnaStats;
 
 struct EnaState {

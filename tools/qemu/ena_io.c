@@ -1163,6 +1163,8 @@ void ena_cq_unmask(EnaState *s, uint32_t idx, uint32_t val)
         s->vec_tx_delay[v] = (val >> ENAHW_INTR_TX_DELAY_SHIFT) &
                              ENAHW_INTR_RX_DELAY;
     }
+    s->st.io_unmasks++;
+    s->st.io_unmask_rx_delay += s->vec_rx_delay[v];
     s->vec_unmask_ns[v] = ena_now();
     s->vec_masked[v] = false;
     s->vec_unmasked[v] = true;

@@ -6,7 +6,7 @@
 # cannot hold, and the delays reach the device: under a UDP stream the
 # receiving device sends fewer interrupts per packet with a delay than
 # without one (the model counts the interrupts it sent and the ones it held
-# for a delay), while an idle request/response is not slowed by it.
+# for a delay, and the RX delay each unmask asked for), while an idle request/response is not slowed by it.
 #
 # The model's moderation: after an unmask that asked for a delay, the
 # vector's next interrupt comes no sooner than that delay after the unmask
@@ -64,16 +64,23 @@ check_set() {
 
 # stream PACKETS: that many 64-byte UDP datagrams from the peer to $A as
 # fast as they go (a count, not a time: a debug kernel on a busy host sends
-# a few hundred a second); prints "irqs packets held" of $A's device
+# a few hundred a second); prints "irqs packets held unmasks delay" of $A's
+# device, delay: the sum of the RX delays its unmasks asked for (in the
+# device's unit, 1 us here)
 stream() {
-	local i0 p0 h0
+	local i0 p0 h0 u0 d0
 	i0=$(model_get ena0 stat-io-irqs) p0=$(model_get ena0 stat-rx-packets)
-	h0=$(model_get ena0 stat-io-irqs-held)
+	h0=$(model_get ena0 stat-io-irqs-held) u0=$(model_get ena0 stat-io-unmasks)
+	d0=$(model_get ena0 stat-io-unmask-rx-delay)
 	timeout $((60 * ${ENA_TIMEOUT_SCALE:-1})) \
 		ip netns exec ena-peer iperf3 -c 10.77.0.1 -u -b 0 -l 64 -n $((64 * $1)) > /dev/null 2>&1 || return 1
 	echo "$(($(model_get ena0 stat-io-irqs) - i0)) $(($(model_get ena0 stat-rx-packets) - p0))" \
-		"$(($(model_get ena0 stat-io-irqs-held) - h0))"
+		"$(($(model_get ena0 stat-io-irqs-held) - h0)) $(($(model_get ena0 stat-io-unmasks) - u0))" \
+		"$(($(model_get ena0 stat-io-unmask-rx-delay) - d0))"
 }
+
+# delay_per UNMASKS SUM: the mean RX delay asked per unmask
+delay_per() { echo $(( $2 / ($1 > 0 ? $1 : 1) )); }
 
 # per_1000 IRQS PACKETS
 per_1000() { echo $(( $1 * 1000 / ($2 > 0 ? $2 : 1) )); }
@@ -97,10 +104,17 @@ load_rounds() {
 	read -r -a r1 < <(stream 2000) || return 1
 	ethtool -C "$A" adaptive-rx on rx-usecs 20 tx-usecs 64 || return 1
 	read -r -a ra < <(stream 2000) || return 1
-	echo "no delay:     ${r0[0]} interrupts for ${r0[1]} packets ($(per_1000 "${r0[0]}" "${r0[1]}") per 1000), ${r0[2]} held"
-	echo "10000 us:     ${r1[0]} interrupts for ${r1[1]} packets ($(per_1000 "${r1[0]}" "${r1[1]}") per 1000), ${r1[2]} held"
-	echo "adaptive-rx:  ${ra[0]} interrupts for ${ra[1]} packets ($(per_1000 "${ra[0]}" "${ra[1]}") per 1000), ${ra[2]} held"
+	echo "no delay:     ${r0[0]} interrupts for ${r0[1]} packets ($(per_1000 "${r0[0]}" "${r0[1]}") per 1000), ${r0[2]} held," \
+		"${r0[3]} unmasks asking $(delay_per "${r0[3]}" "${r0[4]}") us on average"
+	echo "10000 us:     ${r1[0]} interrupts for ${r1[1]} packets ($(per_1000 "${r1[0]}" "${r1[1]}") per 1000), ${r1[2]} held," \
+		"${r1[3]} unmasks asking $(delay_per "${r1[3]}" "${r1[4]}") us on average"
+	echo "adaptive-rx:  ${ra[0]} interrupts for ${ra[1]} packets ($(per_1000 "${ra[0]}" "${ra[1]}") per 1000), ${ra[2]} held," \
+		"${ra[3]} unmasks asking $(delay_per "${ra[3]}" "${ra[4]}") us on average"
 	[ "${r0[1]}" -gt 1000 ] && [ "${r1[1]}" -gt 1000 ] || { echo "too few packets to tell"; return 1; }
+	# the device sees the delay -C set in every unmask, none left over
+	[ "${r0[3]}" -gt 0 ] && [ "${r0[4]}" = 0 ] || { echo "unmasks asked a delay after rx-usecs 0"; return 1; }
+	[ "${r1[3]}" -gt 0 ] && [ "${r1[4]}" = $(( r1[3] * 10000 )) ] ||
+		{ echo "not every unmask asked the 10000 us of rx-usecs"; return 1; }
 	[ "${r0[2]}" = 0 ] || { echo "interrupts held with no delay asked"; return 1; }
 	[ "${r1[2]}" -gt 0 ] || { echo "no interrupt held for the 10000 us delay"; return 1; }
 	# with the delay, at most half the interrupts per packet: 10 ms, far
