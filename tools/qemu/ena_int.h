@@ -33,6 +33,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(EnaState, ENA)
 #define ENA_AENQ_DEPTH_LIMIT    1024
 #define ENA_TX_FRAME_MAX        (64 * KiB + 256)
 #define ENA_PKT_DESCS_MAX       64
+/* kinds of completion an interrupt of a vector announces */
+#define ENA_PEND_RX             1
+#define ENA_PEND_TX             2
 #define ENA_RX_DESCS_PER_PKT    32
 
 /* what device fuzzing corrupts (fuzz-seed); one kind armed at a time */
@@ -227,6 +230,7 @@ struct EnaState {
     EnaSq *sqs;
     bool *vec_masked;
     bool *vec_pending;
+    uint8_t *vec_pending_kind; /* ENA_PEND_*: what the pending one announces */
     bool *vec_unmasked;     /* the driver unmasked it since the reset */
     /*
      * Interrupt moderation: the delays the driver wrote with its last

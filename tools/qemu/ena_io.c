@@ -25,37 +25,53 @@
 /* ------------------------------------------------------------------ */
 /* IO interrupts                                                       */
 
+/* what a completion of @cq waits for: an RX queue's, or a TX queue's */
+static uint8_t ena_cq_kind(EnaState *s, EnaCq *cq)
+{
+    bool rx = cq->sq >= 0 && (uint32_t)cq->sq < ena_nsq(s) &&
+              s->sqs[cq->sq].dir == ENAHW_DIR_RX;
+
+    return rx ? ENA_PEND_RX : ENA_PEND_TX;
+}
+
 /*
- * Interrupt for @cq's vector, or pending while the vector is masked.
+ * Moderation: the delay (ns) the driver asked for with its last unmask of
+ * vector @v for completions of the kinds in @kind (the RX delay for an RX
+ * queue's CQ, the TX delay for a TX queue's); the shorter one when both
+ * wait.  It follows the completions, not the CQ whose unmask register the
+ * driver wrote: the register sets the vector's delays, whichever of the
+ * pair's CQs it belongs to (in-tree drivers have written either).
+ */
+static int64_t ena_io_moder_ns(EnaState *s, uint16_t v, uint8_t kind)
+{
+    uint32_t d = UINT32_MAX;
+
+    if (kind & ENA_PEND_RX) {
+        d = s->vec_rx_delay[v];
+    }
+    if (kind & ENA_PEND_TX) {
+        d = MIN(d, s->vec_tx_delay[v]);
+    }
+    return d == UINT32_MAX ? 0 :
+           (int64_t)d * s->intr_delay_res * SCALE_US;
+}
+
+/*
+ * Interrupt for vector @v, announcing completions of the kinds in @kind,
+ * or pending while the vector is masked.
  * @fresh: for a completion just posted.  Device fuzzing loses only such an
  * interrupt, and only once the driver has unmasked the vector since the
  * device reset: one re-sent at unmask may announce completions the driver
  * already took in its last poll, and the driver's first unmask of a queue
  * it starts would announce a lost one again; neither loss is a fault.
  */
-/*
- * Moderation: the delay (ns) the driver asked for with its last unmask of
- * vector @v, for a completion of @cq (the RX delay for an RX queue's CQ,
- * the TX delay otherwise).
- */
-static int64_t ena_io_moder_ns(EnaState *s, EnaCq *cq, uint16_t v)
-{
-    bool rx = cq->sq >= 0 && (uint32_t)cq->sq < ena_nsq(s) &&
-              s->sqs[cq->sq].dir == ENAHW_DIR_RX;
-
-    return (int64_t)(rx ? s->vec_rx_delay[v] : s->vec_tx_delay[v]) *
-           s->intr_delay_res * SCALE_US;
-}
-
-static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
+static void ena_io_vec_raise(EnaState *s, uint16_t v, uint8_t kind,
+                             bool fresh)
 {
     PCIDevice *pd = PCI_DEVICE(s);
-    uint16_t v = cq->vector;
     int64_t due;
 
-    if (!cq->intr || v >= s->nr_vectors) {
-        return;
-    }
+    s->vec_pending_kind[v] |= kind;
     if (s->vec_masked[v]) {
         s->vec_pending[v] = true;
         return;
@@ -67,7 +83,7 @@ static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
      * once (no added latency when the queue is idle); completions that
      * follow a poll closely are gathered into one interrupt.
      */
-    due = s->vec_unmask_ns[v] + ena_io_moder_ns(s, cq, v);
+    due = s->vec_unmask_ns[v] + ena_io_moder_ns(s, v, s->vec_pending_kind[v]);
     if (due > ena_now()) {
         if (!s->vec_pending[v]) {
             s->vec_pending[v] = true;
@@ -82,6 +98,7 @@ static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
     timer_del(s->vec_timer[v]);
     s->vec_masked[v] = true;
     s->vec_pending[v] = false;
+    s->vec_pending_kind[v] = 0;
     if (s->fault_io_irq_drop ||
         (fresh && s->vec_unmasked[v] && ena_fuzz_hit(s, ENA_FUZZ_IRQ_DROP))) {
         /* lost on the way: the device waits for an unmask that never comes */
@@ -108,35 +125,34 @@ static void ena_io_irq_raise(EnaState *s, EnaCq *cq, bool fresh)
 
 static void ena_io_irq(EnaState *s, EnaCq *cq)
 {
-    ena_io_irq_raise(s, cq, true);
+    if (cq->intr && cq->vector < s->nr_vectors) {
+        ena_io_vec_raise(s, cq->vector, ena_cq_kind(s, cq), true);
+    }
 }
 
 /* The moderation delay of a vector ran out with an interrupt held */
 static void ena_io_moder_cb(void *opaque)
 {
-    EnaCq *cq = NULL;
-    EnaState *s;
+    EnaState *s = ((EnaVecTimer *)opaque)->s;
+    uint16_t v = ((EnaVecTimer *)opaque)->vector;
     uint32_t i;
-    uint16_t v;
 
-    s = ((EnaVecTimer *)opaque)->s;
-    v = ((EnaVecTimer *)opaque)->vector;
     if (!s->vec_pending[v] || s->vec_masked[v]) {
         return;
     }
     for (i = 0; i < ena_nsq(s); i++) {
         if (s->cqs[i].live && s->cqs[i].intr && s->cqs[i].vector == v) {
-            cq = &s->cqs[i];
             break;
         }
     }
-    if (!cq) {
+    if (i == ena_nsq(s)) {
         s->vec_pending[v] = false;
+        s->vec_pending_kind[v] = 0;
         return;
     }
     /* the delay has passed: no CQ of the vector holds it back any more */
     s->vec_unmask_ns[v] = INT64_MIN / 2;
-    ena_io_irq_raise(s, cq, false);
+    ena_io_vec_raise(s, v, 0, false);
 }
 
 /* Per-vector state: mask, pending, moderation */
@@ -146,6 +162,7 @@ void ena_io_vec_init(EnaState *s)
 
     s->vec_masked = g_new0(bool, s->nr_vectors);
     s->vec_pending = g_new0(bool, s->nr_vectors);
+    s->vec_pending_kind = g_new0(uint8_t, s->nr_vectors);
     s->vec_unmasked = g_new0(bool, s->nr_vectors);
     s->vec_rx_delay = g_new0(uint16_t, s->nr_vectors);
     s->vec_tx_delay = g_new0(uint16_t, s->nr_vectors);
@@ -174,6 +191,7 @@ void ena_io_vec_fini(EnaState *s)
     g_free(s->vec_unmask_ns);
     g_free(s->vec_masked);
     g_free(s->vec_pending);
+    g_free(s->vec_pending_kind);
     g_free(s->vec_unmasked);
     s->vec_timer = NULL;
 }
@@ -212,6 +230,7 @@ void ena_drop_queues(EnaState *s)
     for (i = 0; i < s->nr_vectors; i++) {
         s->vec_masked[i] = false;
         s->vec_pending[i] = false;
+        s->vec_pending_kind[i] = 0;
         s->vec_unmasked[i] = false;
         s->vec_rx_delay[i] = 0;
         s->vec_tx_delay[i] = 0;
@@ -1169,7 +1188,8 @@ void ena_cq_unmask(EnaState *s, uint32_t idx, uint32_t val)
     s->vec_masked[v] = false;
     s->vec_unmasked[v] = true;
     if (s->vec_pending[v]) {
-        ena_io_irq_raise(s, cq, false);
+        /* held for the delay of what is pending, not of @cq's kind */
+        ena_io_vec_raise(s, v, 0, false);
     }
 }
 

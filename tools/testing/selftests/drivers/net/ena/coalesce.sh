@@ -6,7 +6,8 @@
 # cannot hold, and the delays reach the device: under a UDP stream the
 # receiving device sends fewer interrupts per packet with a delay than
 # without one (the model counts the interrupts it sent and the ones it held
-# for a delay, and the RX delay each unmask asked for), while an idle request/response is not slowed by it.
+# for a delay, and the RX delay each unmask asked for), the sending device's
+# interrupts wait the TX delay, while an idle request/response is not slowed by it.
 #
 # The model's moderation: after an unmask that asked for a delay, the
 # vector's next interrupt comes no sooner than that delay after the unmask
@@ -124,6 +125,36 @@ load_rounds() {
 		{ echo "the delay did not halve the interrupts per packet"; return 1; }
 }
 
+# The TX delay holds the sending device's interrupts: pktgen floods the
+# wire from $A, the peer down (from another CPU than the one $A's queue 0 interrupts, so
+# completions also come while its poll runs), and with tx-usecs 10000 $A's
+# device interrupts at most once per 10 ms after each unmask.  The
+# completions that come while the poll runs wait the TX delay too, whichever
+# of the pair's CQs the driver unmasks through (the in-tree driver writes
+# the TX CQ's register, ours the RX CQ's).
+check_tx_delay() {
+	local pg=/proc/net/pktgen th i0 p0 t0 i1 p1 t1 irqs max rc=0
+	th=kpktgend_$(( $(nproc) > 1 ? 1 : 0 ))
+	pktgen_to "$A" "$B" ena-peer "$th" || return 1
+	# one skb sent again and again: pktgen's own allocation would set the
+	# pace under the memory checkers; the peer's device drops what it gets
+	echo "count 20000" > "$pg/$A" && echo "delay 0" > "$pg/$A" &&
+		echo "clone_skb 100000" > "$pg/$A" || return 1
+	ip -n ena-peer link set "$B" down || return 1
+	ethtool -C "$A" adaptive-rx off rx-usecs 0 tx-usecs 10000 || rc=1
+	i0=$(model_get ena0 stat-io-irqs) p0=$(model_get ena0 stat-tx-packets) t0=${EPOCHREALTIME/./}
+	[ $rc = 0 ] && { timeout $((120 * ${ENA_TIMEOUT_SCALE:-1})) sh -c "echo start > $pg/pgctrl" || rc=1; }
+	i1=$(model_get ena0 stat-io-irqs) p1=$(model_get ena0 stat-tx-packets) t1=${EPOCHREALTIME/./}
+	echo rem_device_all > "$pg/$th"
+	ethtool -C "$A" adaptive-rx on rx-usecs 20 tx-usecs 64 || rc=1
+	ip -n ena-peer link set "$B" up && wait_carrier "$B" 15 ena-peer || rc=1
+	[ $rc = 0 ] || return 1
+	irqs=$((i1 - i0)) max=$(( (t1 - t0) / 10000 * 3 / 2 + 20 ))
+	echo "tx-usecs 10000: $irqs interrupts for $((p1 - p0)) frames sent in $(( (t1 - t0) / 1000 )) ms (at most $max)"
+	[ $((p1 - p0)) -ge 20000 ] || { echo "too few frames to tell"; return 1; }
+	[ "$irqs" -le "$max" ]
+}
+
 # rtt_median COUNT: median ping RTT in us to the peer, one every 50 ms
 rtt_median() {
 	ping -c "$1" -i 0.05 10.77.0.2 | awk -F'time=' '/time=/{split($2, t, " "); print int(t[1] * 1000)}' |
@@ -149,7 +180,7 @@ check_idle() {
 	[ "$m1" -le $(( m0 * 2 + 2000 )) ]
 }
 
-ktap_header 6
+ktap_header 7
 d0=$(dmesg_lines)
 if ! { ena_load && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" && ping_ok; } >/dev/null 2>&1; then
 	ktap_fail "baseline (load, link, ping)"
@@ -162,6 +193,7 @@ ktap_check_xfail_stock "ethtool -C: values taken, a delay beyond the device's ra
 	"the in-tree driver does not check the range" check_set
 ktap_check "under a UDP stream: a 10 ms delay at least halves the interrupts per packet" check_load
 ktap_check "idle request/response: adaptive-rx adds no latency" check_idle
+ktap_check "a TX stream: a 10 ms TX delay holds the sender's interrupts" check_tx_delay
 pair_teardown
 unload_clean() { ena_rmmod && dmesg_clean "$d0"; }
 ktap_check "module unloads, kernel log clean" unload_clean
