@@ -50,8 +50,10 @@ napi_counts() {
 # the model's unmasks of both devices and the RX delays they asked for (in
 # the device's unit, 1 us here): "unmasks delay_sum"
 model_unmasks() {
-	echo "$(($(model_get ena0 stat-io-unmasks) + $(model_get ena1 stat-io-unmasks)))" \
-		"$(($(model_get ena0 stat-io-unmask-rx-delay) + $(model_get ena1 stat-io-unmask-rx-delay)))"
+	local d
+	for d in ena0 ena1; do
+		qmp qom-get "$d" stat-io-unmasks stat-io-unmask-rx-delay | paste -sd' '
+	done | awk '{u += $1; s += $2} END {print u + 0, s + 0}'
 }
 # busy CPU time of the guest in jiffies (USER_HZ)
 cpu_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
