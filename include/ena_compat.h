@@ -30,6 +30,8 @@
  *   NAPI runs on: ENA_HAVE_PP_NAPI;
  * - the XDP actions a driver announces, xdp_set_features_flag() (6.3):
  *   ENA_HAVE_XDP_FEATURES (before it there is nothing to announce);
+ * - skb_frag_fill_page_desc() (6.5) fills a fragment in one call:
+ *   ENA_HAVE_FRAG_FILL (before it, its three setters);
  * - a device's driver_override moved from struct pci_dev into struct
  *   device, read with device_match_driver_override() (newer kernels; in Debian's
  *   6.12 by backport): ENA_HAVE_DEV_DRIVER_OVERRIDE.
@@ -101,6 +103,16 @@ static inline void ena_txq_completed(struct netdev_queue *txq,
 #define netif_txq_completed_wake(txq, pkts, bytes, get_desc, start_thrs) \
 	__netif_txq_completed_wake(txq, pkts, bytes, get_desc, start_thrs, \
 				   false)
+#endif
+
+#ifndef ENA_HAVE_FRAG_FILL
+static inline void skb_frag_fill_page_desc(skb_frag_t *frag, struct page *page,
+					   int off, int size)
+{
+	__skb_frag_set_page(frag, page);
+	skb_frag_off_set(frag, off);
+	skb_frag_size_set(frag, size);
+}
 #endif
 
 #ifndef ENA_HAVE_QUEUE_NAPI

@@ -61,8 +61,10 @@
 #define ENA_RX_START_FILL		64
 /*
  * With an XDP program each RX descriptor gets a whole page: the program's
- * headroom, one frame of up to the XDP MTU (the in-tree driver's bound:
- * no multi-buffer XDP), room for skb_shared_info.
+ * headroom, up to this much of a frame, room for skb_shared_info.  A
+ * program that takes multi-buffer frames (BPF_F_XDP_HAS_FRAGS) gets larger
+ * frames over several buffers; any other keeps the MTU within one (the
+ * in-tree driver's bound for every program).
  */
 #define ENA_XDP_FRAG_SIZE		PAGE_SIZE
 #define ENA_XDP_MAX_MTU			(ENA_XDP_FRAG_SIZE - ETH_HLEN - ETH_FCS_LEN - \
@@ -160,6 +162,7 @@ struct ena_queue_stats {
 	u64 xdp_redirect;
 	u64 xdp_aborted;
 	u64 xdp_invalid;	/* frames XDP cannot take: several buffers */
+	u64 xdp_multibuf;	/* frames of several buffers the program ran on */
 	u64 xdp_tx_packets;
 	u64 xdp_tx_bytes;
 	u64 xdp_tx_bad_req_id;
@@ -274,6 +277,8 @@ struct ena_rxq {
 	u32 headroom;		/* before the frame in each buffer */
 	bool xdp;		/* laid out for XDP: page per buffer, bidirectional */
 	struct sk_buff *skb;	/* packet spanning descriptors, not yet done */
+	struct xdp_buff xbuf;	/* XDP frame spanning descriptors ... */
+	bool xbuf_open;		/* ... being gathered in @xbuf */
 	bool drop_rest;		/* discard descriptors up to the next LAST */
 	bool fill_pending;	/* NAPI goes on filling the ring after a start */
 };
@@ -630,6 +635,10 @@ void ena_xdp_prog_apply(struct ena_adapter *a);
 u32 ena_xdp_run(struct ena_qp *qp, struct bpf_prog *prog,
 		struct xdp_buff *xdp, u32 *done);
 void ena_xdp_finish(struct ena_qp *qp, u32 done);
+void ena_xdp_kick(struct ena_qp *qp);
+void ena_xdp_buff_put(struct ena_qp *qp, struct xdp_buff *xdp, bool napi);
+bool ena_xdp_frag_add(struct ena_rxq *rx, struct page *page, u32 off, u32 len);
+struct sk_buff *ena_xdp_build_skb(struct xdp_buff *xdp);
 void ena_xdp_tx_stop(struct ena_qp *qp);
 
 static inline bool ena_xdp_on(const struct ena_adapter *a)
@@ -658,6 +667,14 @@ void ena_netdev_setup(struct ena_adapter *a);
 static inline u32 ena_dev_max_mtu(const struct ena_adapter *a)
 {
 	return a->max_mtu ? a->max_mtu : ETH_DATA_LEN;
+}
+
+/* the MTU the attached program allows: the device's, or one buffer's */
+static inline u32 ena_xdp_max_mtu(const struct ena_adapter *a)
+{
+	if (a->xdp_prog && !a->xdp_prog->aux->xdp_has_frags)
+		return min_t(u32, ENA_XDP_MAX_MTU, ena_dev_max_mtu(a));
+	return ena_dev_max_mtu(a);
 }
 
 int ena_up(struct ena_adapter *a);

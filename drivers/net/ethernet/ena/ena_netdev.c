@@ -498,17 +498,18 @@ int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 /*
  * RX buffers are 2 KiB page slices whatever the MTU (a larger frame spans
  * descriptors), so an MTU change is one SET_FEATURE and no ring changes.
- * With XDP the MTU stays within one buffer (max_mtu is lowered while a
- * program is attached; this is the check of last resort).
+ * With an XDP program that takes only single-buffer frames the MTU stays
+ * within one buffer (max_mtu is lowered while it is attached; this is the
+ * check of last resort).
  */
 static int ena_change_mtu(struct net_device *nd, int mtu)
 {
 	struct ena_adapter *a = netdev_priv(nd);
 	int rc;
 
-	if (ena_xdp_on(a) && mtu > ENA_XDP_MAX_MTU) {
-		netdev_err(nd, "MTU %d is above %lu, the largest with XDP\n",
-			   mtu, (unsigned long)ENA_XDP_MAX_MTU);
+	if (mtu > ena_xdp_max_mtu(a)) {
+		netdev_err(nd, "MTU %d is above %u, the largest with this XDP program\n",
+			   mtu, ena_xdp_max_mtu(a));
 		return -EINVAL;
 	}
 	ena_up_wait(a);

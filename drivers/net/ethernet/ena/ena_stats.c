@@ -23,6 +23,7 @@ struct ena_qsnap {
 	u64 ring_bytes, dma_allocs, dma_frees, starts, stops, rx_empty_kicks;
 	u64 tx_missed;
 	u64 xdp_pass, xdp_drop, xdp_tx, xdp_redirect, xdp_aborted, xdp_invalid;
+	u64 xdp_multibuf;
 	u64 xdp_tx_packets, xdp_tx_bytes, xdp_tx_bad_req_id;
 	u64 xdp_tx_doorbells, xdp_tx_full, xdp_tx_dma_err, xdp_xmit;
 	u64 never;	/* stays 0: the event cannot happen in this driver */
@@ -64,6 +65,7 @@ static void ena_qsnap(const struct ena_queue_stats *st, struct ena_qsnap *s)
 		s->xdp_redirect = st->xdp_redirect;
 		s->xdp_aborted = st->xdp_aborted;
 		s->xdp_invalid = st->xdp_invalid;
+		s->xdp_multibuf = st->xdp_multibuf;
 		s->xdp_tx_packets = st->xdp_tx_packets;
 		s->xdp_tx_bytes = st->xdp_tx_bytes;
 		s->xdp_tx_bad_req_id = st->xdp_tx_bad_req_id;
@@ -151,6 +153,7 @@ static const struct ena_qstat_desc ena_intree_rx[] = {
 	ENA_QS("xdp_tx", xdp_tx),
 	ENA_QS("xdp_invalid", xdp_invalid),
 	ENA_QS("xdp_redirect", xdp_redirect),
+	ENA_QS("xdp_multibuf", xdp_multibuf),
 };
 
 /*

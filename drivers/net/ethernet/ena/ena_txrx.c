@@ -550,53 +550,96 @@ kick:
 	return NETDEV_TX_OK;
 }
 
+/*
+ * @dma, @len bytes in a page of @qp's pool (the frame came from its RX
+ * ring, mapped both ways), synced for the device.
+ */
+static dma_addr_t ena_pool_sync(struct ena_qp *qp, dma_addr_t dma, u32 len)
+{
+	dma_sync_single_for_device(&qp->adapter->pdev->dev, dma, len,
+				   page_pool_get_dma_dir(qp->rx.pool));
+	return dma;
+}
+
 /**
- * ena_tx_post_frame() - post one XDP frame (a single buffer) on an XDP TX ring
+ * ena_tx_post_frame() - post one XDP frame on an XDP TX ring
  * @qp: queue pair owning @tx; the caller holds its xdp_lock
  * @tx: the ring
- * @xdpf: the frame, owned by the ring once posted
+ * @xdpf: the frame, owned by the ring once posted; a multi-buffer frame
+ *	takes a descriptor per fragment after its first buffer
  * @pool_dma: DMA address of @xdpf->data in its page_pool page (XDP_TX from
- *	this queue's RX ring, mapped both ways by the pool), or
+ *	this queue's RX ring, every buffer mapped both ways by the pool), or
  *	DMA_MAPPING_ERROR to map the frame here (ndo_xdp_xmit)
  *
  * With LLQ the frame's first bytes go into the entry, as an skb's header
  * does.  The caller rings the doorbell.
  *
- * Return: 0, -ENOSPC when the ring is full, -ENOMEM when the mapping failed.
+ * Return: 0, -ENOSPC when the ring is full, -EMSGSIZE when the frame has
+ * more buffers than the device takes, -ENOMEM when a mapping failed.
  */
 int ena_tx_post_frame(struct ena_qp *qp, struct ena_txq *tx,
 		      struct xdp_frame *xdpf, dma_addr_t pool_dma)
 {
+	struct skb_shared_info *sinfo = xdp_get_shared_info_from_frame(xdpf);
+	u32 nfrags = xdp_frame_has_frags(xdpf) ? sinfo->nr_frags : 0;
+	enum ena_tx_map_kind kind = pool_dma == DMA_MAPPING_ERROR ?
+				 ENA_MAP_SINGLE : ENA_MAP_POOL;
 	struct ena_adapter *a = qp->adapter;
 	struct device *dev = &a->pdev->dev;
 	struct ena_tx_writer w = { .a = a, .tx = tx };
-	u32 len = xdpf->len, push = 0, req_id;
+	u32 len = xdpf->len, push = 0, req_id, i, ndescs, slots;
 	struct ena_tx_map *m;
 	struct ena_tx_buf *b;
 
-	if (ena_tx_space(tx) < ena_tx_slots(a, tx, 1))
-		return -ENOSPC;
 	if (tx->llq)
 		push = ena_llq_push_len(a, len);
+	ndescs = max_t(u32, (len > push) + nfrags, 1);
+	if (ndescs > ENA_TX_MAX_BUFS ||
+	    (a->max_tx_sgl && ndescs > a->max_tx_sgl))
+		return -EMSGSIZE;
+	slots = ena_tx_slots(a, tx, ndescs);
+	if (ena_tx_space(tx) < slots)
+		return -ENOSPC;
+	/* a frame of several entries must not pass the device's burst */
+	if (tx->unkicked && ena_llq_burst_full(a, tx, slots))
+		ena_xdp_kick(qp);
 	req_id = tx->free_ids[tx->next_to_use & (tx->depth - 1)];
 	b = &tx->bufs[req_id];
-	m = &b->map[0];
 	/* the kind tells the completion how to give the frame back */
-	m->kind = pool_dma == DMA_MAPPING_ERROR ? ENA_MAP_SINGLE : ENA_MAP_POOL;
+	b->map[0].kind = kind;
 	b->nr_maps = 0;
 	if (len > push) {
+		m = &b->map[b->nr_maps];
 		m->len = len - push;
-		if (m->kind == ENA_MAP_SINGLE) {
+		if (kind == ENA_MAP_SINGLE) {
 			m->addr = dma_map_single(dev, xdpf->data + push, m->len,
 						 DMA_TO_DEVICE);
 			if (dma_mapping_error(dev, m->addr))
 				return -ENOMEM;
 		} else {
-			m->addr = pool_dma + push;
-			dma_sync_single_for_device(dev, m->addr, m->len,
-						   page_pool_get_dma_dir(qp->rx.pool));
+			m->addr = ena_pool_sync(qp, pool_dma + push, m->len);
 		}
-		b->nr_maps = 1;
+		b->nr_maps++;
+	}
+	for (i = 0; i < nfrags; i++) {
+		const skb_frag_t *f = &sinfo->frags[i];
+
+		m = &b->map[b->nr_maps];
+		m->len = skb_frag_size(f);
+		m->kind = kind;
+		if (kind == ENA_MAP_SINGLE) {
+			m->addr = skb_frag_dma_map(dev, f, 0, m->len,
+						   DMA_TO_DEVICE);
+			if (dma_mapping_error(dev, m->addr)) {
+				ena_tx_unmap(dev, b);
+				return -ENOMEM;
+			}
+			m->kind = ENA_MAP_PAGE;
+		} else {
+			m->addr = ena_pool_sync(qp, page_pool_get_dma_addr(skb_frag_page(f)) +
+						skb_frag_off(f), m->len);
+		}
+		b->nr_maps++;
 	}
 	ena_tx_begin(&w, xdpf->data, push);
 	ena_tx_write(&w, b, req_id,
@@ -605,7 +648,7 @@ int ena_tx_post_frame(struct ena_qp *qp, struct ena_txq *tx,
 	b->sent = jiffies;
 	b->missed = false;
 	b->xdpf = xdpf;
-	b->descs = ena_tx_slots(a, tx, 1);
+	b->descs = slots;
 	tx->unkicked += b->descs;
 	tx->next_to_use++;
 	return 0;
@@ -687,7 +730,7 @@ static bool ena_clean_tx(struct ena_qp *qp, struct ena_txq *tx,
 		b = &tx->bufs[req_id];
 		ena_tx_unmap(dev, b);
 		if (xdp) {
-			bytes += b->xdpf->len;
+			bytes += xdp_get_frame_len(b->xdpf);
 			ena_xdp_frame_done(b);
 		} else {
 			bytes += b->skb->len;
@@ -812,6 +855,66 @@ int ena_rx_refill(struct ena_qp *qp, u32 n, gfp_t gfp)
 		writel(rx->sq_tail & 0xffff, rx->db);
 	}
 	return done;
+}
+
+/**
+ * ena_rx_xdp_frag() - a buffer after the first of a multi-buffer XDP frame
+ * @qp: queue pair, in its NAPI, its RX ring's frame open
+ * @prog: the program this poll runs
+ * @page: the buffer's page, the ring's no more
+ * @off: where its bytes start in @page
+ * @len: their length
+ * @status: its completion's status
+ * @xdp_done: ena_xdp_run()'s gathering for ena_xdp_finish()
+ * @pkts: frames done (consumed ones counted here)
+ * @bytes: their bytes
+ * @dropped: frames dropped for want of room
+ * @xdp_bad: frames the program cannot take
+ *
+ * The last buffer closes the frame and runs the program on it.
+ *
+ * Return: the skb of a frame the program passed, or NULL when the frame is
+ * still open or was consumed or dropped.
+ */
+static struct sk_buff *ena_rx_xdp_frag(struct ena_qp *qp,
+				       struct bpf_prog *prog, struct page *page,
+				       u32 off, u32 len, u32 status,
+				       u32 *xdp_done, u32 *pkts, u32 *bytes,
+				       u32 *dropped, u32 *xdp_bad)
+{
+	struct ena_rxq *rx = &qp->rx;
+	struct sk_buff *skb;
+	u32 flen;
+
+	if (unlikely(!ena_xdp_frag_add(rx, page, off, len))) {
+		page_pool_put_full_page(rx->pool, page, true);
+		ena_xdp_buff_put(qp, &rx->xbuf, true);
+		rx->xbuf_open = false;
+		rx->drop_rest = !(status & ENA_RXC_LAST);
+		(*dropped)++;
+		return NULL;
+	}
+	if (!(status & ENA_RXC_LAST))
+		return NULL;
+	rx->xbuf_open = false;
+	/* a program replaced by one that takes one buffer only */
+	if (unlikely(!prog || !prog->aux->xdp_has_frags)) {
+		ena_xdp_buff_put(qp, &rx->xbuf, true);
+		(*xdp_bad)++;
+		return NULL;
+	}
+	flen = xdp_get_buff_len(&rx->xbuf);
+	if (ena_xdp_run(qp, prog, &rx->xbuf, xdp_done) != XDP_PASS) {
+		(*pkts)++;
+		*bytes += flen;
+		return NULL;
+	}
+	skb = ena_xdp_build_skb(&rx->xbuf);
+	if (unlikely(!skb)) {
+		ena_xdp_buff_put(qp, &rx->xbuf, true);
+		(*dropped)++;
+	}
+	return skb;
 }
 
 /**
@@ -952,6 +1055,24 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 		handed++;
 		dma_sync_single_for_cpu(dev, dma + off, len, dir);
 
+		if (rx->xbuf_open) {
+			/* the next buffer of a multi-buffer XDP frame */
+			if (unlikely(status & ENA_RXC_FIRST)) {
+				/* the device began another: this one is lost */
+				ena_xdp_buff_put(qp, &rx->xbuf, true);
+				rx->xbuf_open = false;
+				dropped++;
+			} else {
+				skb = ena_rx_xdp_frag(qp, prog, page,
+						      boff + rx->headroom + off,
+						      len, status, xdp_done,
+						      &pkts, &bytes, &dropped,
+						      &xdp_bad);
+				if (!skb)
+					continue;
+				goto deliver;
+			}
+		}
 		if (status & ENA_RXC_FIRST) {
 			if (unlikely(skb)) {
 				dev_kfree_skb_any(skb);
@@ -974,12 +1095,22 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 			if (prog) {
 				struct xdp_buff xdp;
 
-				if (!(status & ENA_RXC_LAST)) {
-					/* XDP takes frames of one buffer */
+				if (!(status & ENA_RXC_LAST) &&
+				    !prog->aux->xdp_has_frags) {
+					/* the program takes one buffer only */
 					page_pool_put_full_page(rx->pool, page,
 								true);
 					xdp_bad++;
 					rx->drop_rest = true;
+					continue;
+				}
+				if (!(status & ENA_RXC_LAST)) {
+					/* gathered over the next completions */
+					xdp_init_buff(&rx->xbuf, rx->frag_size,
+						      &qp->xdp_rxq);
+					xdp_prepare_buff(&rx->xbuf, va, doff,
+							 len, false);
+					rx->xbuf_open = true;
 					continue;
 				}
 				xdp_init_buff(&xdp, rx->frag_size,
@@ -1042,6 +1173,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 			continue;
 		}
 		rx->skb = NULL;
+deliver:
 		skb->protocol = eth_type_trans(skb, a->netdev);
 		switch (ena_rx_csum_hash(a, skb, status, le32_to_cpu(c->hash))) {
 		case ENA_CSUM_GOOD:
@@ -1208,6 +1340,10 @@ void ena_rx_drain(struct ena_qp *qp)
 	if (rx->skb) {
 		dev_kfree_skb_any(rx->skb);
 		rx->skb = NULL;
+	}
+	if (rx->xbuf_open) {
+		ena_xdp_buff_put(qp, &rx->xbuf, false);
+		rx->xbuf_open = false;
 	}
 	rx->drop_rest = false;
 	for (i = 0; i < rx->depth; i++) {

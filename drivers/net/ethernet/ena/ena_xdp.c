@@ -12,6 +12,16 @@
  * redirect into this device posts on the ring of the sending CPU's queue.
  * Both producers take the pair's xdp_lock; the NAPI completes lock-free.
  *
+ * A frame longer than one buffer reaches a program that takes multi-buffer
+ * frames (BPF_F_XDP_HAS_FRAGS) as an xdp_buff with fragments: the first
+ * buffer is the linear part, the others are fragments in the
+ * skb_shared_info at its end, gathered over as many completions (and
+ * polls) as the device needs.  Every verdict takes all the buffers along:
+ * XDP_TX and ndo_xdp_xmit post one descriptor per buffer, XDP_PASS builds
+ * an skb with the fragments, a drop returns each page to the pool.  Other
+ * programs keep the MTU within one buffer (ENA_XDP_MAX_MTU), as the in-tree
+ * driver does for all.
+ *
  * Attach and detach rebuild each running queue in turn on the RX layout
  * XDP needs (a page per buffer with XDP_PACKET_HEADROOM) or back, through
  * the same stop/swap/start as a ring resize: the interface stays up and
@@ -57,9 +67,10 @@ bool ena_xdp_queues_ok(const struct ena_adapter *a, u32 n)
  * ena_xdp_features() - announce the XDP actions the driver supports now
  * @a: adapter; RTNL held or before registration
  *
- * Basic actions and redirect while the channel count leaves room for the
- * XDP TX rings; a redirect target (ndo_xdp_xmit) while a program is
- * attached, since only then do the XDP TX rings exist.
+ * Basic actions, redirect and multi-buffer frames while the channel count
+ * leaves room for the XDP TX rings; a redirect target (ndo_xdp_xmit, of
+ * multi-buffer frames too) while a program is attached, since only then do
+ * the XDP TX rings exist.
  */
 void ena_xdp_features(struct ena_adapter *a)
 {
@@ -68,9 +79,10 @@ void ena_xdp_features(struct ena_adapter *a)
 	xdp_features_t f = 0;
 
 	if (ena_xdp_queues_ok(a, a->num_queues))
-		f = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT;
+		f = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT |
+		    NETDEV_XDP_ACT_RX_SG;
 	if (f && ena_xdp_on(a))
-		f |= NETDEV_XDP_ACT_NDO_XMIT;
+		f |= NETDEV_XDP_ACT_NDO_XMIT | NETDEV_XDP_ACT_NDO_XMIT_SG;
 	xdp_set_features_flag(nd, f);
 #endif
 }
@@ -118,7 +130,7 @@ static void ena_xdp_stat(struct ena_qp *qp, u64 *ctr)
 }
 
 /* doorbell of the XDP TX ring, counted; under xdp_lock */
-static void ena_xdp_kick(struct ena_qp *qp)
+void ena_xdp_kick(struct ena_qp *qp)
 {
 	ena_tx_doorbell(&qp->xdp_tx);
 	u64_stats_update_begin(&qp->stats->xdp_sync);
@@ -151,6 +163,87 @@ static int ena_xdp_post(struct ena_qp *qp, struct xdp_frame *xdpf,
 	if (ena_llq_burst_full(qp->adapter, &qp->xdp_tx, 1))
 		ena_xdp_kick(qp);
 	return 0;
+}
+
+/**
+ * ena_xdp_buff_put() - give a received frame's pages back to the pool
+ * @qp: queue pair
+ * @xdp: the frame: its first buffer and, if it has any, its fragments
+ * @napi: in @qp's NAPI (the pool's lockless cache may take the pages)
+ */
+void ena_xdp_buff_put(struct ena_qp *qp, struct xdp_buff *xdp, bool napi)
+{
+	struct skb_shared_info *sinfo;
+	u32 i;
+
+	if (xdp_buff_has_frags(xdp)) {
+		sinfo = xdp_get_shared_info_from_buff(xdp);
+		for (i = 0; i < sinfo->nr_frags; i++)
+			page_pool_put_full_page(qp->rx.pool,
+						skb_frag_page(&sinfo->frags[i]),
+						napi);
+	}
+	page_pool_put_full_page(qp->rx.pool,
+				virt_to_head_page(xdp->data_hard_start), napi);
+}
+
+/**
+ * ena_xdp_frag_add() - one more buffer of the frame gathered in @rx->xbuf
+ * @rx: RX ring, its frame open
+ * @page: the buffer's page
+ * @off: where the buffer's bytes start in @page
+ * @len: their length
+ *
+ * Return: false when the frame has MAX_SKB_FRAGS fragments already (the
+ * caller drops it).
+ */
+bool ena_xdp_frag_add(struct ena_rxq *rx, struct page *page, u32 off, u32 len)
+{
+	struct skb_shared_info *sinfo = xdp_get_shared_info_from_buff(&rx->xbuf);
+
+	if (!xdp_buff_has_frags(&rx->xbuf)) {
+		sinfo->nr_frags = 0;
+		sinfo->xdp_frags_size = 0;
+		xdp_buff_set_frags_flag(&rx->xbuf);
+	}
+	if (sinfo->nr_frags >= MAX_SKB_FRAGS)
+		return false;
+	skb_frag_fill_page_desc(&sinfo->frags[sinfo->nr_frags++], page, off,
+				len);
+	sinfo->xdp_frags_size += len;
+	if (page_is_pfmemalloc(page))
+		xdp_buff_set_frag_pfmemalloc(&rx->xbuf);
+	return true;
+}
+
+/**
+ * ena_xdp_build_skb() - the skb of a frame the program passed
+ * @xdp: the frame, in pages of the queue's pool, maybe with fragments
+ *
+ * The skb takes the frame's buffers over (they go back to the pool when
+ * it is freed).
+ *
+ * Return: the skb, or NULL (the caller still owns the buffers).
+ */
+struct sk_buff *ena_xdp_build_skb(struct xdp_buff *xdp)
+{
+	struct skb_shared_info *sinfo = xdp_get_shared_info_from_buff(xdp);
+	u32 nr = xdp_buff_has_frags(xdp) ? sinfo->nr_frags : 0;
+	u32 frags_len = nr ? sinfo->xdp_frags_size : 0;
+	struct sk_buff *skb;
+
+	/* building the skb clears the fragment count in the shared info */
+	skb = napi_build_skb(xdp->data_hard_start, xdp->frame_sz);
+	if (unlikely(!skb))
+		return NULL;
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, xdp->data - xdp->data_hard_start);
+	__skb_put(skb, xdp->data_end - xdp->data);
+	if (nr)
+		xdp_update_skb_shared_info(skb, nr, frags_len,
+					   nr * xdp->frame_sz,
+					   xdp_buff_is_frag_pfmemalloc(xdp));
+	return skb;
 }
 
 /* XDP_TX: the frame goes back out of the queue that received it */
@@ -189,9 +282,12 @@ u32 ena_xdp_run(struct ena_qp *qp, struct bpf_prog *prog,
 		struct xdp_buff *xdp, u32 *done)
 {
 	struct net_device *nd = qp->adapter->netdev;
-	struct page *page = virt_to_head_page(xdp->data);
 	struct ena_queue_stats *st = qp->stats;
-	u32 act = bpf_prog_run_xdp(prog, xdp);
+	u32 act;
+
+	if (xdp_buff_has_frags(xdp))
+		ena_xdp_stat(qp, &st->xdp_multibuf);
+	act = bpf_prog_run_xdp(prog, xdp);
 
 	switch (act) {
 	case XDP_PASS:
@@ -220,13 +316,13 @@ u32 ena_xdp_run(struct ena_qp *qp, struct bpf_prog *prog,
 		ena_xdp_stat(qp, &st->xdp_drop);
 		break;
 	}
-	page_pool_put_full_page(qp->rx.pool, page, true);
+	ena_xdp_buff_put(qp, xdp, true);
 	return act;
 
 failed:
 	trace_xdp_exception(nd, prog, act);
 	ena_xdp_stat(qp, &st->xdp_drop);
-	page_pool_put_full_page(qp->rx.pool, page, true);
+	ena_xdp_buff_put(qp, xdp, true);
 	return XDP_DROP;
 }
 
@@ -279,9 +375,7 @@ int ena_xdp_xmit(struct net_device *nd, int n, struct xdp_frame **frames,
 		return -ENETDOWN;
 	}
 	for (i = 0; i < n; i++) {
-		/* one buffer per frame (6.1 has no feature gate for it) */
-		if (unlikely(xdp_frame_has_frags(frames[i])) ||
-		    ena_xdp_post(qp, frames[i], DMA_MAPPING_ERROR))
+		if (ena_xdp_post(qp, frames[i], DMA_MAPPING_ERROR))
 			break;
 	}
 	u64_stats_update_begin(&qp->stats->xdp_sync);
@@ -307,10 +401,11 @@ static int ena_xdp_setup(struct ena_adapter *a, struct bpf_prog *prog,
 
 	ASSERT_RTNL();
 	ena_up_wait(a);
-	if (prog && nd->mtu > ENA_XDP_MAX_MTU) {
-		netdev_err(nd, "XDP refused: MTU %u is above %lu, the largest XDP takes\n",
+	if (prog && !prog->aux->xdp_has_frags && nd->mtu > ENA_XDP_MAX_MTU) {
+		netdev_err(nd, "XDP refused: MTU %u is above %lu, the largest a program without multi-buffer support takes\n",
 			   nd->mtu, (unsigned long)ENA_XDP_MAX_MTU);
-		NL_SET_ERR_MSG_MOD(extack, "MTU too large for XDP (see the kernel log)");
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MTU too large for an XDP program without multi-buffer support (see the kernel log)");
 		return -EINVAL;
 	}
 	if (prog && !ena_xdp_queues_ok(a, a->num_queues)) {
@@ -349,10 +444,8 @@ static int ena_xdp_setup(struct ena_adapter *a, struct bpf_prog *prog,
 	if (old)
 		bpf_prog_put(old);
 
+	WRITE_ONCE(nd->max_mtu, ena_xdp_max_mtu(a));
 	if (!!old != !!prog) {
-		WRITE_ONCE(nd->max_mtu, prog ? min_t(u32, ENA_XDP_MAX_MTU,
-						     ena_dev_max_mtu(a)) :
-					ena_dev_max_mtu(a));
 		ena_xdp_features(a);
 		netdev_info(nd, "XDP program %s; MTU at most %u\n",
 			    prog ? "attached" : "detached", nd->max_mtu);

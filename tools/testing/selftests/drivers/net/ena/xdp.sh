@@ -34,6 +34,16 @@
 # - the XDP actions announced over netdev netlink (6.12): basic and
 #   redirect, and ndo-xmit (a redirect target) only while attached.
 #
+# Multi-buffer XDP (ours; the in-tree driver refuses every program above
+# MTU 3498): with both ends at MTU 9000 a program loaded with
+# BPF_F_XDP_HAS_FRAGS is taken and maxmtu stays the device's, while one
+# without it is refused with an extack message; 8000-byte pings through
+# "pass" are answered and counted (queue_<q>_rx_xdp_multibuf), 9000-byte
+# frames come back through "tx" (a descriptor per buffer) and through
+# "redirect" to itself (ndo_xdp_xmit of a frame with fragments; 6.1's
+# core refuses to redirect such frames, a SKIP there), and
+# "drop" drops jumbo pings; afterwards both ends are back at MTU 1500.
+#
 # Ours only (the in-tree driver differs by design; its numbers are printed
 # and the case is a SKIP): attaching and detaching keep the carrier
 # (carrier_changes unchanged; the in-tree driver restarts the interface),
@@ -410,7 +420,12 @@ features() {
 	[[ " $FEAT_ON " == *" basic "* && " $FEAT_ON " == *" redirect "* &&
 		" $FEAT_ON " == *" ndo-xmit "* ]] || return 1
 	[[ " $FEAT_OFF " == *" basic "* && " $FEAT_OFF " == *" redirect "* &&
-		" $FEAT_OFF " != *" ndo-xmit "* ]]
+		" $FEAT_OFF " != *" ndo-xmit "* ]] || return 1
+	is_ours || return 0
+	# ours: multi-buffer RX always, multi-buffer ndo_xdp_xmit while attached
+	[[ " $FEAT_ON " == *" rx-sg "* && " $FEAT_ON " == *" ndo-xmit-sg "* &&
+		" $FEAT_OFF " == *" rx-sg "* && " $FEAT_OFF " != *" ndo-xmit-sg "* ]] ||
+		{ echo "ours: rx-sg, or ndo-xmit-sg while attached, missing"; return 1; }
 }
 
 # ours, after full_channels (2 channels): the attach rebuilds queue 0 (its
@@ -439,6 +454,97 @@ attach_rollback() {
 	xp detach "$A" && wait_carrier "$A" && [ "$(d pass)" -ge 3 ]
 }
 
+# --- multi-buffer XDP (ours): programs loaded with BPF_F_XDP_HAS_FRAGS ------
+
+JUMBO=9000 MB_ON=0 MB_RB0=''
+
+# both ends at MTU $JUMBO with a multi-buffer "pass": taken (maxmtu stays
+# the device's); a program without multi-buffer support is then refused
+# with an extack message and the first stays attached
+mb_attach() {
+	local out rc id0
+	MB_RB0=$(eth_stat "$A" ring_bytes)
+	ip link set "$A" mtu "$JUMBO" && peer ip link set "$B" mtu "$JUMBO" || return 1
+	MB_ON=1
+	wait_carrier "$A" && ping_ok || return 1
+	xp attach "$A" pass --frags && wait_carrier "$A" || return 1
+	id0=$(prog_id)
+	out=$(xp attach "$A" drop 2>&1); rc=$?
+	echo "MTU $(cat "/sys/class/net/$A/mtu"), maxmtu $(maxmtu) (device $MAXMTU0);" \
+		"multi-buffer pass: prog id $id0; single-buffer drop: exit $rc: ${out//$'\n'/ | }"
+	[ "${id0:-0}" != 0 ] && [ "$(maxmtu)" = "$MAXMTU0" ] || return 1
+	[ "$rc" != 0 ] && [[ $out == *"extack:"* ]] || { echo "the single-buffer program was not refused with a message"; return 1; }
+	[ "$(prog_id)" = "$id0" ] || { echo "the multi-buffer program is gone"; return 1; }
+}
+
+# multi-buffer counter of $A (summed over the RX queues)
+mb_count() {
+	ethtool -S "$A" | awk '$1 ~ /^queue_[0-9]+_rx_xdp_multibuf:$/ {n += $2} END {print n + 0}'
+}
+
+# jumbo pings from the peer (8000 bytes of ICMP payload: three buffers)
+# through the multi-buffer "pass": answered, each counted as a passed
+# multi-buffer frame
+mb_pass() {
+	local n m0 m1
+	[ "$MB_ON" = 1 ] && [ "$(prog_id)" != 0 ] || { echo "no reading: the attach failed"; return 1; }
+	m0=$(mb_count); snap S0
+	n=$(nsx ena-peer ping -q -c 3 -i 0.2 -W 2 -s 8000 -M do 10.77.0.1 2>/dev/null |
+		sed -n 's/.* \([0-9]\+\) received.*/\1/p')
+	snap S1; m1=$(mb_count)
+	deltas
+	echo "${n:-0} of 3 jumbo pings from the peer answered; multi-buffer frames +$((m1 - m0))"
+	[ "${n:-0}" -ge 1 ] && [ "$(d pass)" -ge "$n" ] && [ $((m1 - m0)) -ge "$n" ]
+}
+
+# $ECHO_N frames of $JUMBO bytes from the peer come back through the
+# multi-buffer PROG (tx: XDP_TX, a descriptor per buffer; redirect: to
+# itself through ndo_xdp_xmit), counted as COUNTER
+mb_echo() {
+	local rc want=$((ECHO_N * 9 / 10)) m0 m1
+	[ "$MB_ON" = 1 ] || { echo "no reading: the attach failed"; return 1; }
+	xp attach "$A" "$1" --frags || return 1
+	m0=$(mb_count); snap S0
+	peer python3 -S "$here/xdp_prog.py" echo-check "$B" "$MAC_A" "$ECHO_N" --size "$JUMBO"; rc=$?
+	snap S1; m1=$(mb_count)
+	deltas
+	echo "multi-buffer frames +$((m1 - m0))"
+	[ "$rc" = 0 ] || return 1
+	[ "$(d "$2")" -ge "$want" ] && [ $((m1 - m0)) -ge "$want" ] ||
+		{ echo "xdp_$2 or xdp_multibuf grew less than $want"; return 1; }
+}
+
+# the multi-buffer "drop": jumbo pings unanswered, xdp_drop grows
+mb_drop() {
+	local n
+	[ "$MB_ON" = 1 ] || { echo "no reading: the attach failed"; return 1; }
+	xp attach "$A" drop --frags || return 1
+	snap S0
+	n=$(nsx ena-peer ping -q -c 3 -i 0.2 -W 1 -s 8000 10.77.0.1 2>/dev/null |
+		sed -n 's/.* \([0-9]\+\) received.*/\1/p')
+	snap S1
+	deltas
+	echo "${n:-0} of 3 jumbo pings from the peer answered through drop"
+	[ "${n:-0}" = 0 ] && [ "$(d drop)" -ge 3 ] || return 1
+}
+
+# detach, both ends back to MTU $MTU, ping (whatever the cases above did);
+# ours: the ring memory is what it was before the multi-buffer cases
+mb_restore() {
+	local rc=0 rb
+	xp detach "$A" >/dev/null && wait_carrier "$A" || rc=1
+	ip link set "$A" mtu "$MTU" && peer ip link set "$B" mtu "$MTU" || rc=1
+	MB_ON=0
+	wait_carrier "$A" && wait_carrier "$B" 15 ena-peer && ping_ok || rc=1
+	rb=$(eth_stat "$A" ring_bytes)
+	echo "prog id $(prog_id), MTU $(cat "/sys/class/net/$A/mtu"); ring_bytes ${MB_RB0:-?} -> ${rb:-?}"
+	[ "$(prog_id)" = 0 ] || rc=1
+	if is_ours && [ "$rb" != "$MB_RB0" ]; then
+		echo "ring_bytes not back"; rc=1
+	fi
+	return "$rc"
+}
+
 chan_restore() {
 	set_channels "$CH0" || return 1
 	[ "$MTU0" = "$MTU" ] || ip link set "$A" mtu "$MTU0" || return 1
@@ -449,7 +555,7 @@ chan_restore() {
 
 # --- the run ---------------------------------------------------------------------
 
-ktap_header 23
+ktap_header 29
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 if ktap_run setup; then
@@ -497,14 +603,31 @@ xcheck "detach: query 0, maxmtu back, pings pass with no verdict counted" detach
 ours_only "detach keeps the carrier" \
 	"the in-tree driver restarts the interface on the detach" carrier_kept detach
 if [ -z "$NOXDP" ] && [ "$(feats)" = - ]; then
-	ktap_skip "xdp-features: basic, redirect; ndo-xmit while attached" \
+	ktap_skip "xdp-features: basic, redirect; ndo-xmit while attached (ours: rx-sg, ndo-xmit-sg)" \
 		"no netdev netlink family (6.1): nothing announces XDP features"
 else
-	xcheck "xdp-features: basic, redirect; ndo-xmit while attached" features
+	xcheck "xdp-features: basic, redirect; ndo-xmit while attached (ours: rx-sg, ndo-xmit-sg)" features
 fi
 xcheck "attach while down, then up: pings grow xdp_pass; detach" down_attach_up
 xcheck "attach/detach twice under a TCP stream: it completes (ours: carrier kept, ring bytes back)" \
 	under_load
+why="the in-tree driver takes no XDP program above MTU $XDP_MTU, multi-buffer or not"
+ours_only "multi-buffer: a --frags program at MTU $JUMBO; a single-buffer one refused (extack)" \
+	"$why" mb_attach
+ours_only "multi-buffer pass: jumbo pings from the peer answered, xdp_pass and xdp_multibuf grow" \
+	"$why" mb_pass
+ours_only "multi-buffer tx: $ECHO_N frames of $JUMBO bytes come back (>= 90%)" \
+	"$why" mb_echo tx tx
+t="multi-buffer redirect to itself (ndo_xdp_xmit): $ECHO_N frames of $JUMBO bytes come back"
+if [ -z "$NOXDP" ] && [ "$(feats)" = - ]; then
+	# 6.1's xdp_do_redirect() refuses frames with fragments (but to a
+	# cpumap); 6.3 lets them go to a device announcing ndo-xmit-sg
+	ktap_skip "$t" "this kernel (no netdev netlink family: before 6.3) refuses XDP_REDIRECT of multi-buffer frames"
+else
+	ours_only "$t" "$why" mb_echo redirect redirect
+fi
+ours_only "multi-buffer drop: jumbo pings unanswered, xdp_drop grows" "$why" mb_drop
+xcheck "multi-buffer cases undone: no program, MTU $MTU on both ends, ping" mb_restore
 ktap_check "channels and MTU back as found, no program, ping" chan_restore
 ours_only "every channel with XDP on an 8-queue device" \
 	"the in-tree driver allows half its channel maximum (CPU count)" full_channels

@@ -5,10 +5,11 @@
 """Tiny native XDP programs without clang, libbpf, bpftool or ip(8)'s ELF
 loader: assembled here, loaded with bpf(2), attached through rtnetlink.
 
-  xdp_prog.py attach IFACE PROG [--ifindex-target N]
+  xdp_prog.py attach IFACE PROG [--ifindex-target N] [--frags]
   xdp_prog.py detach IFACE
   xdp_prog.py query IFACE
   xdp_prog.py echo-check IFACE DST_MAC COUNT [--timeout S] [--min-pct P]
+                        [--size BYTES]
   xdp_prog.py dump PROG [--ifindex-target N]
   xdp_prog.py selftest
 
@@ -24,7 +25,9 @@ PROG is one of
 
 attach loads PROG and attaches it in native (driver) mode, replacing a
 program attached before; the kernel keeps it attached after this process
-exits. detach removes the native program. Both print the kernel's extended
+exits; --frags loads it with BPF_F_XDP_HAS_FRAGS (it takes multi-buffer
+frames, so a driver that supports them lets the MTU pass one buffer).
+detach removes the native program. Both print the kernel's extended
 ACK message when it gives one, and exit with the errno when the kernel
 refuses (the BPF verifier's log is printed when it refuses the program).
 query prints the id of the attached native program, 0 when none.
@@ -35,7 +38,8 @@ port 9, a marker and a sequence number as payload) through an AF_PACKET
 socket and counts the frames that come back to IFACE's MAC unchanged but
 for the MAC addresses: what an XDP program that swaps them and sends them
 back produces. Exit 0 when at least P % (default 90) came back within S
-seconds (default 5) after the last one was sent.
+seconds (default 5) after the last one was sent. --size pads each frame to
+BYTES (Ethernet header included; a jumbo frame needs the MTU for it).
 
 selftest assembles every program and checks the instruction bytes, runs
 them through a small interpreter of the instructions used here, and checks
@@ -173,25 +177,26 @@ PROGS = ["pass", "drop", "aborted", "tx", "redirect"]
 BPF_PROG_LOAD = 5
 BPF_PROG_TYPE_XDP = 6
 BPF_ATTR_SIZE = 128     # more than PROG_LOAD uses on 6.1/6.12; the rest zero
+BPF_F_XDP_HAS_FRAGS = 1 << 5
 SYS_BPF = {"x86_64": 321, "aarch64": 280}
 LOG_SIZE = 1 << 18
 
 
 def prog_load_attr(insn_cnt, insns, license, log_level=0, log_size=0, log_buf=0,
-                   name=b""):
+                   name=b"", prog_flags=0):
     """union bpf_attr for BPF_PROG_LOAD (pointers as integers)."""
     attr = struct.pack("<IIQQIIQII16sII",
                        BPF_PROG_TYPE_XDP, insn_cnt, insns, license,
                        log_level, log_size, log_buf,
                        0,               # kern_version
-                       0,               # prog_flags (no BPF_F_XDP_HAS_FRAGS)
+                       prog_flags,      # BPF_F_XDP_HAS_FRAGS or 0
                        name[:15],       # prog_name, NUL terminated
                        0,               # prog_ifindex (no offload)
                        0)               # expected_attach_type
     return attr.ljust(BPF_ATTR_SIZE, b"\0")
 
 
-def bpf_prog_load(insns, name):
+def bpf_prog_load(insns, name, frags=False):
     """A file descriptor of the loaded XDP program; OSError on refusal
     (after printing the verifier's log)."""
     nr = SYS_BPF.get(os.uname().machine)
@@ -207,7 +212,8 @@ def bpf_prog_load(insns, name):
         attr = ctypes.create_string_buffer(
             prog_load_attr(len(insns), ctypes.addressof(cbuf), ctypes.addressof(lic),
                            log_level, len(log) if log else 0,
-                           ctypes.addressof(log) if log else 0, name.encode()),
+                           ctypes.addressof(log) if log else 0, name.encode(),
+                           BPF_F_XDP_HAS_FRAGS if frags else 0),
             BPF_ATTR_SIZE)
         fd = libc.syscall(ctypes.c_long(nr), ctypes.c_long(BPF_PROG_LOAD), attr,
                           ctypes.c_long(BPF_ATTR_SIZE))
@@ -400,9 +406,13 @@ def ip_csum(b):
     return ~s & 0xffff
 
 
-def udp_frame(dst_mac, src_mac, saddr, daddr, nonce, seq):
-    """An Ethernet frame: IPv4 UDP SPORT -> DPORT, payload MARKER nonce seq."""
+def udp_frame(dst_mac, src_mac, saddr, daddr, nonce, seq, size=0):
+    """An Ethernet frame: IPv4 UDP SPORT -> DPORT, payload MARKER nonce seq,
+    then a byte pattern up to size bytes of frame (when size is larger)."""
     payload = MARKER + nonce + struct.pack(">I", seq)
+    pad = size - (14 + 20 + 8 + len(payload))
+    if pad > 0:
+        payload += bytes((seq + i) & 0xff for i in range(pad))
     udp = struct.pack(">HHHH", SPORT, DPORT, 8 + len(payload), 0) + payload
     ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), seq & 0xffff, 0x4000,
                      64, socket.IPPROTO_UDP, 0, socket.inet_aton(saddr),
@@ -434,7 +444,7 @@ def mac_bytes(text):
     return b
 
 
-def echo_check(iface, dst_mac, count, timeout, min_pct, saddr, daddr, gap):
+def echo_check(iface, dst_mac, count, timeout, min_pct, saddr, daddr, gap, size=0):
     with open(f"/sys/class/net/{iface}/address") as f:
         my_mac = mac_bytes(f.read().strip())
     dst = mac_bytes(dst_mac)
@@ -470,14 +480,14 @@ def echo_check(iface, dst_mac, count, timeout, min_pct, saddr, daddr, gap):
 
     t0 = time.monotonic()
     for seq in range(count):
-        sent[seq] = udp_frame(dst, my_mac, saddr, daddr, nonce, seq)
+        sent[seq] = udp_frame(dst, my_mac, saddr, daddr, nonce, seq, size)
         s.send(sent[seq])
         drain(gap)
     t1 = time.monotonic()
     if len(back) < count:
         drain(timeout)
     pct = 100 * len(back) // max(count, 1)
-    print(f"{iface}: sent {count} frames to {dst_mac} in {t1 - t0:.2f} s; {len(back)} came back "
+    print(f"{iface}: sent {count} frames of {len(sent.get(0, b''))} bytes to {dst_mac} in {t1 - t0:.2f} s; {len(back)} came back "
           f"({pct}%, {swapped} from {dst_mac}) by {time.monotonic() - t0:.2f} s; "
           f"{others} other frames seen")
     return 0 if len(back) * 100 >= min_pct * count else 1
@@ -616,6 +626,13 @@ def selftest():
           len(attr) == 128 and f[:7] == (6, 33, 0x1111, 0x2222, 1, 4096, 0x3333) and
           attr[48:64] == b"ena_xdp_tx".ljust(16, b"\0") and not any(attr[40:48]) and
           not any(attr[64:]))
+    attr = prog_load_attr(1, 0, 0, prog_flags=BPF_F_XDP_HAS_FRAGS)
+    check("bpf_attr: prog_flags BPF_F_XDP_HAS_FRAGS (32) at 44",
+          struct.unpack_from("<I", attr, 44)[0] == 32 and not any(attr[40:44]))
+    fr = udp_frame(b"\x02" * 6, b"\x04" * 6, "10.77.0.2", "10.77.0.1", b"n" * 8, 3, 9000)
+    check("udp_frame size 9000: 9000 bytes, IPv4 total length 8986, seq 3 found back",
+          len(fr) == 9000 and struct.unpack_from(">H", fr, 16)[0] == 8986 and
+          echo_seq(fr, {3: fr}, b"\x02" * 6, b"n" * 8) == 3)
     m = setlink_xdp_msg(5, 3, 9)
     ln, typ, flags, seq, _ = struct.unpack_from("<IHHII", m)
     idx = struct.unpack_from("<i", m, 20)[0]
@@ -732,6 +749,8 @@ def main():
     p.add_argument("--ifindex-target", type=int)
     p.add_argument("--only-to", metavar="MAC",
                    help="tx/redirect: only frames to this destination MAC")
+    p.add_argument("--frags", action="store_true",
+                   help="load with BPF_F_XDP_HAS_FRAGS (takes multi-buffer frames)")
     sub.add_parser("detach").add_argument("iface")
     sub.add_parser("query").add_argument("iface")
     p = sub.add_parser("echo-check")
@@ -743,6 +762,7 @@ def main():
     p.add_argument("--gap", type=float, default=0.002, help="seconds between frames")
     p.add_argument("--saddr", default="10.77.0.2")
     p.add_argument("--daddr", default="10.77.0.1")
+    p.add_argument("--size", type=int, default=0, help="bytes per frame (padded)")
     p = sub.add_parser("dump")
     p.add_argument("prog", choices=PROGS)
     p.add_argument("--ifindex-target", type=int, default=0)
@@ -758,7 +778,7 @@ def main():
     if a.cmd == "echo-check":
         try:
             return echo_check(a.iface, a.dst_mac, a.count, a.timeout, a.min_pct,
-                              a.saddr, a.daddr, a.gap)
+                              a.saddr, a.daddr, a.gap, a.size)
         except (OSError, ValueError) as e:
             print(f"xdp_prog: echo-check on {a.iface}: {e}", file=sys.stderr)
             return 1
@@ -782,7 +802,7 @@ def main():
     target = a.ifindex_target if a.ifindex_target is not None else idx
     try:
         only = mac_bytes(a.only_to) if a.only_to else None
-        fd = bpf_prog_load(program(a.prog, target, only), f"ena_{a.prog}")
+        fd = bpf_prog_load(program(a.prog, target, only), f"ena_{a.prog}", a.frags)
     except OSError as e:
         fail(f"load {a.prog}", e)
     try:
@@ -793,7 +813,8 @@ def main():
         os.close(fd)    # the device holds the program now
     pid, mode = query(rtnl, idx)
     extra = f", redirect to ifindex {target}" if a.prog == "redirect" else ""
-    print(f"attached {a.prog} to {a.iface} ({mode}, prog id {pid}{extra})")
+    frags = ", multi-buffer" if a.frags else ""
+    print(f"attached {a.prog} to {a.iface} ({mode}, prog id {pid}{extra}{frags})")
     return 0
 
 
