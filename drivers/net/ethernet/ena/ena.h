@@ -648,8 +648,8 @@ static inline bool ena_xdp_on(const struct ena_adapter *a)
 
 /* ena_txrx.c: datapath */
 netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev);
-int ena_tx_post_frame(struct ena_qp *qp, struct ena_txq *tx,
-		      struct xdp_frame *xdpf, dma_addr_t pool_dma);
+int ena_tx_post_frame(struct ena_qp *qp, struct xdp_frame *xdpf,
+		      dma_addr_t pool_dma);
 void ena_tx_doorbell(struct ena_txq *tx);
 int ena_napi_poll(struct napi_struct *napi, int budget);
 irqreturn_t ena_io_irq(int irq, void *data);

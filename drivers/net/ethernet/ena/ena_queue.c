@@ -72,9 +72,9 @@ static void ena_ring_free(struct ena_qp *qp, size_t size, void *p,
  * The RX buffer layout.  Without XDP: a 2 KiB page slice per descriptor,
  * skb built in place; larger frames span several descriptors, so no MTU
  * forces another buffer size and an MTU change never rebuilds a ring.  With
- * XDP: a page per descriptor with the program's headroom, a frame of up to
- * ENA_XDP_MAX_MTU in one buffer (the MTU is held below it), mapped both
- * ways for XDP_TX.
+ * XDP: a page per descriptor with the program's headroom, mapped both ways
+ * for XDP_TX; a frame fits one buffer (the MTU is held at ENA_XDP_MAX_MTU)
+ * unless the program takes multi-buffer frames.
  */
 static void ena_rx_layout(struct ena_rxq *rx, bool xdp)
 {

@@ -153,7 +153,6 @@ static const struct ena_qstat_desc ena_intree_rx[] = {
 	ENA_QS("xdp_tx", xdp_tx),
 	ENA_QS("xdp_invalid", xdp_invalid),
 	ENA_QS("xdp_redirect", xdp_redirect),
-	ENA_QS("xdp_multibuf", xdp_multibuf),
 };
 
 /*
@@ -200,6 +199,7 @@ static const struct ena_qstat_desc ena_own_q[] = {
 	ENA_QS("stops", stops),
 	ENA_QS("xdp_ring_full", xdp_tx_full),
 	ENA_QS("xdp_xmit_frames", xdp_xmit),
+	ENA_QS("xdp_multibuf", xdp_multibuf),
 };
 
 static void ena_emit_qstats(const struct ena_qstat_desc *d, size_t n,

@@ -562,9 +562,8 @@ static dma_addr_t ena_pool_sync(struct ena_qp *qp, dma_addr_t dma, u32 len)
 }
 
 /**
- * ena_tx_post_frame() - post one XDP frame on an XDP TX ring
- * @qp: queue pair owning @tx; the caller holds its xdp_lock
- * @tx: the ring
+ * ena_tx_post_frame() - post one XDP frame on a queue pair's XDP TX ring
+ * @qp: the queue pair; the caller holds its xdp_lock
  * @xdpf: the frame, owned by the ring once posted; a multi-buffer frame
  *	takes a descriptor per fragment after its first buffer
  * @pool_dma: DMA address of @xdpf->data in its page_pool page (XDP_TX from
@@ -575,11 +574,13 @@ static dma_addr_t ena_pool_sync(struct ena_qp *qp, dma_addr_t dma, u32 len)
  * does.  The caller rings the doorbell.
  *
  * Return: 0, -ENOSPC when the ring is full, -EMSGSIZE when the frame has
- * more buffers than the device takes, -ENOMEM when a mapping failed.
+ * more buffers than the device takes (counted as a full ring), -ENOMEM
+ * when a mapping failed.
  */
-int ena_tx_post_frame(struct ena_qp *qp, struct ena_txq *tx,
-		      struct xdp_frame *xdpf, dma_addr_t pool_dma)
+int ena_tx_post_frame(struct ena_qp *qp, struct xdp_frame *xdpf,
+		      dma_addr_t pool_dma)
 {
+	struct ena_txq *tx = &qp->xdp_tx;
 	struct skb_shared_info *sinfo = xdp_get_shared_info_from_frame(xdpf);
 	u32 nfrags = xdp_frame_has_frags(xdpf) ? sinfo->nr_frags : 0;
 	enum ena_tx_map_kind kind = pool_dma == DMA_MAPPING_ERROR ?
@@ -1105,7 +1106,21 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 					continue;
 				}
 				if (!(status & ENA_RXC_LAST)) {
-					/* gathered over the next completions */
+					/*
+					 * Gathered over the next completions.
+					 * The first buffer is the linear part
+					 * and must hold the Ethernet header
+					 * (eth_type_trans() on an XDP_PASS):
+					 * a device that splits it is wrong.
+					 */
+					if (unlikely(len < ETH_HLEN)) {
+						page_pool_put_full_page(rx->pool,
+									page,
+									true);
+						dropped++;
+						rx->drop_rest = true;
+						continue;
+					}
 					xdp_init_buff(&rx->xbuf, rx->frag_size,
 						      &qp->xdp_rxq);
 					xdp_prepare_buff(&rx->xbuf, va, doff,

@@ -150,7 +150,7 @@ static int ena_xdp_post(struct ena_qp *qp, struct xdp_frame *xdpf,
 	int rc = -ENETDOWN;
 
 	if (qp->xdp_live)
-		rc = ena_tx_post_frame(qp, &qp->xdp_tx, xdpf, pool_dma);
+		rc = ena_tx_post_frame(qp, xdpf, pool_dma);
 	if (rc) {
 		u64_stats_update_begin(&qp->stats->xdp_sync);
 		if (rc == -ENOMEM)

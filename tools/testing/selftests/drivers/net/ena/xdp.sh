@@ -38,7 +38,9 @@
 # MTU 3498): with both ends at MTU 9000 a program loaded with
 # BPF_F_XDP_HAS_FRAGS is taken and maxmtu stays the device's, while one
 # without it is refused with an extack message; 8000-byte pings through
-# "pass" are answered and counted (queue_<q>_rx_xdp_multibuf), 9000-byte
+# "pass" are answered and counted (queue_<q>_xdp_multibuf), frames whose
+# first buffer the device cut to 8 bytes (model fault-rx-runt) are dropped
+# and counted without a crash, 9000-byte
 # frames come back through "tx" (a descriptor per buffer) and through
 # "redirect" to itself (ndo_xdp_xmit of a frame with fragments; 6.1's
 # core refuses to redirect such frames, a SKIP there), and
@@ -479,7 +481,7 @@ mb_attach() {
 
 # multi-buffer counter of $A (summed over the RX queues)
 mb_count() {
-	ethtool -S "$A" | awk '$1 ~ /^queue_[0-9]+_rx_xdp_multibuf:$/ {n += $2} END {print n + 0}'
+	ethtool -S "$A" | awk '$1 ~ /^queue_[0-9]+_xdp_multibuf:$/ {n += $2} END {print n + 0}'
 }
 
 # jumbo pings from the peer (8000 bytes of ICMP payload: three buffers)
@@ -495,6 +497,25 @@ mb_pass() {
 	deltas
 	echo "${n:-0} of 3 jumbo pings from the peer answered; multi-buffer frames +$((m1 - m0))"
 	[ "${n:-0}" -ge 1 ] && [ "$(d pass)" -ge "$n" ] && [ $((m1 - m0)) -ge "$n" ]
+}
+
+# untrusted device input: frames whose first buffer holds 8 bytes (model
+# fault-rx-runt: the Ethernet header split over buffers) reach the
+# multi-buffer "pass" as multi-buffer frames; they are dropped and counted
+# (rx_dropped), nothing crashes, and traffic passes afterwards
+mb_runt() {
+	local d0 d1 left n
+	[ "$MB_ON" = 1 ] && [ "$(prog_id)" != 0 ] || { echo "no reading: the attach failed"; return 1; }
+	d0=$(cat "/sys/class/net/$A/statistics/rx_dropped")
+	model_set ena0 fault-rx-runt 3 || return 1
+	n=$(peer_replies 3)
+	left=$(model_get ena0 fault-rx-runt)
+	model_set ena0 fault-rx-runt 0
+	d1=$(cat "/sys/class/net/$A/statistics/rx_dropped")
+	echo "runt frames sent $((3 - left)), rx_dropped +$((d1 - d0)), $n of 3 pings answered"
+	[ "$left" -lt 3 ] || { echo "no frame reached the device"; return 1; }
+	[ $((d1 - d0)) -ge $((3 - left)) ] || return 1
+	ping_ok || { echo "no ping after the runt frames"; return 1; }
 }
 
 # $ECHO_N frames of $JUMBO bytes from the peer come back through the
@@ -516,16 +537,16 @@ mb_echo() {
 
 # the multi-buffer "drop": jumbo pings unanswered, xdp_drop grows
 mb_drop() {
-	local n
+	local n m0 m1
 	[ "$MB_ON" = 1 ] || { echo "no reading: the attach failed"; return 1; }
 	xp attach "$A" drop --frags || return 1
-	snap S0
+	m0=$(mb_count); snap S0
 	n=$(nsx ena-peer ping -q -c 3 -i 0.2 -W 1 -s 8000 10.77.0.1 2>/dev/null |
 		sed -n 's/.* \([0-9]\+\) received.*/\1/p')
-	snap S1
+	snap S1; m1=$(mb_count)
 	deltas
-	echo "${n:-0} of 3 jumbo pings from the peer answered through drop"
-	[ "${n:-0}" = 0 ] && [ "$(d drop)" -ge 3 ] || return 1
+	echo "${n:-0} of 3 jumbo pings from the peer answered through drop; multi-buffer frames +$((m1 - m0))"
+	[ "${n:-0}" = 0 ] && [ "$(d drop)" -ge 3 ] && [ $((m1 - m0)) -ge 3 ]
 }
 
 # detach, both ends back to MTU $MTU, ping (whatever the cases above did);
@@ -533,7 +554,8 @@ mb_drop() {
 mb_restore() {
 	local rc=0 rb
 	xp detach "$A" >/dev/null && wait_carrier "$A" || rc=1
-	ip link set "$A" mtu "$MTU" && peer ip link set "$B" mtu "$MTU" || rc=1
+	ip link set "$A" mtu "$MTU" || rc=1
+	peer ip link set "$B" mtu "$MTU" || rc=1
 	MB_ON=0
 	wait_carrier "$A" && wait_carrier "$B" 15 ena-peer && ping_ok || rc=1
 	rb=$(eth_stat "$A" ring_bytes)
@@ -555,7 +577,7 @@ chan_restore() {
 
 # --- the run ---------------------------------------------------------------------
 
-ktap_header 29
+ktap_header 30
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 if ktap_run setup; then
@@ -616,6 +638,8 @@ ours_only "multi-buffer: a --frags program at MTU $JUMBO; a single-buffer one re
 	"$why" mb_attach
 ours_only "multi-buffer pass: jumbo pings from the peer answered, xdp_pass and xdp_multibuf grow" \
 	"$why" mb_pass
+ours_only "multi-buffer pass: frames with an 8-byte first buffer dropped and counted, no crash" \
+	"$why" mb_runt
 ours_only "multi-buffer tx: $ECHO_N frames of $JUMBO bytes come back (>= 90%)" \
 	"$why" mb_echo tx tx
 t="multi-buffer redirect to itself (ndo_xdp_xmit): $ECHO_N frames of $JUMBO bytes come back"
