@@ -329,6 +329,10 @@ enum {
 #define ENAHW_LLQ_ENTRY_BYTES       128
 #define ENAHW_LLQ_DESCS_BEFORE_HDR  2
 #define ENAHW_LLQ_STRIDE_MULTI      2
+/* LLQ accel modes (bytes 28..29: offered in GET, enabled in SET) */
+#define ENAHW_LLQ_ACCEL_NO_META_CACHE  1   /* every packet brings its meta */
+#define ENAHW_LLQ_ACCEL_TX_BURST       2   /* bytes 30..31 bound a burst */
+#define ENAHW_LLQ_ACCEL_ALL            3
 
 /* Offload capability bits */
 #define ENAHW_OFF_TX_L3_IPV4        (1u << 0)

@@ -29,6 +29,7 @@
 #include "hw/pci/pcie.h"
 #include "hw/qdev-properties.h"
 #include "hw/resettable.h"
+#include "system/system.h"
 #include "migration/vmstate.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
@@ -108,7 +109,7 @@ static void ena_readless(EnaState *s, uint32_t val)
 
     s->mmio_read_req = val;
     if (!s->mmio_resp_addr) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: readless read without address\n");
+        ena_guest_error(s, ENA_ERR_MMIO, "readless read without address");
         return;
     }
     stw_le_p(resp + 0, val & 0xffff);
@@ -212,16 +213,16 @@ static void ena_mmio_write(void *opaque, hwaddr addr, uint64_t data,
         uint32_t idx = val & 0xffff;
 
         if (idx >= ENAHW_RSS_TABLE_MAX) {
-            qemu_log_mask(LOG_GUEST_ERROR, "ena: RSS index %u\n", idx);
+            ena_guest_error(s, ENA_ERR_MMIO, "RSS index %u", idx);
             break;
         }
         s->rss_table[idx] = val >> 16;
         break;
     }
     default:
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "ena: write to read-only/unknown register 0x%" HWADDR_PRIx
-                      "\n", addr);
+        ena_guest_error(s, ENA_ERR_MMIO,
+                        "write to read-only/unknown register 0x%" HWADDR_PRIx
+                        "", addr);
         break;
     }
 }
@@ -243,13 +244,17 @@ static const MemoryRegionOps ena_mmio_ops = {
 /* ------------------------------------------------------------------ */
 /* BAR2: LLQ device memory                                             */
 
+/*
+ * LLQ memory is write-combined on the device's side: a driver has no reason
+ * to read it, and what it wrote is not handed back.
+ */
 static uint64_t ena_llq_read(void *opaque, hwaddr addr, unsigned size)
 {
     EnaState *s = opaque;
-    size_t off;
-    EnaSq *sq = ena_llq_locate(s, addr, size, &off);
 
-    return sq ? ldn_le_p(sq->llq + off, size) : 0;
+    ena_guest_error(s, ENA_ERR_LLQ, "read of LLQ memory at 0x%" HWADDR_PRIx,
+                    addr);
+    return 0;
 }
 
 static void ena_llq_write(void *opaque, hwaddr addr, uint64_t val,
@@ -260,9 +265,9 @@ static void ena_llq_write(void *opaque, hwaddr addr, uint64_t val,
     EnaSq *sq = ena_llq_locate(s, addr, size, &off);
 
     if (!sq) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "ena: LLQ write outside a live queue at 0x%" HWADDR_PRIx
-                      "\n", addr);
+        ena_guest_error(s, ENA_ERR_LLQ,
+                        "LLQ write outside a live queue at 0x%" HWADDR_PRIx
+                        "", addr);
         return;
     }
     stn_le_p(sq->llq + off, size, val);
@@ -432,6 +437,8 @@ static void ena_stat_reset(Object *obj, bool val, Error **errp)
         memset(&s->st, 0, sizeof(s->st));
         memset(s->fuzz_count, 0, sizeof(s->fuzz_count));
         s->fuzz_irq_dup = 0;
+        memset(s->err_count, 0, sizeof(s->err_count));
+        memset(s->err_expected, 0, sizeof(s->err_expected));
         s->react_count = 0;
         s->react_db_first = 0;
         s->react_probe = UINT32_MAX;
@@ -516,7 +523,7 @@ static char *ena_get_queues(Object *obj, Error **errp)
         }
         cq = &s->cqs[sq->cq];
         g_string_append_printf(str, "sq %u %s head %u tail %u cq %u tail %u "
-                               "vec %u%s%s%s\n", i,
+                               "vec %u%s%s%s%s%s\n", i,
                                sq->dir == ENAHW_DIR_TX ? "tx" : "rx",
                                sq->head, sq->tail, sq->cq, cq->tail,
                                cq->vector,
@@ -526,7 +533,9 @@ static char *ena_get_queues(Object *obj, Error **errp)
                                s->vec_pending[cq->vector] ? " pending" : "",
                                sq->dir != ENAHW_DIR_TX ? "" :
                                sq->placement == ENAHW_PLACE_DEV ? " llq" :
-                               " host");
+                               " host",
+                               sq->no_meta_cache ? " no-meta-cache" : "",
+                               sq->burst_entries ? " burst" : "");
     }
     if (s->rss_table_set) {
         n = 1u << s->rss_table_log;
@@ -630,10 +639,38 @@ static void ena_get_stat(Object *obj, Visitor *v, const char *name,
         for (val = 0, k = 0; k < ENA_FUZZ_KINDS; k++) {
             val += s->fuzz_count[k];
         }
+    } else if (!strcmp(name, "stat-guest-errors")) {
+        int k;
+
+        for (val = 0, k = 0; k < ENA_ERR_KINDS; k++) {
+            val += s->err_count[k];
+        }
     } else {
         val = *(uint64_t *)opaque;
     }
     visit_type_uint64(v, name, &val, errp);
+}
+
+static char *ena_get_guest_errors(Object *obj, Error **errp)
+{
+    return ena_guest_errors_str(ENA(obj), false);
+}
+
+static char *ena_get_guest_errors_expected(Object *obj, Error **errp)
+{
+    return ena_guest_errors_str(ENA(obj), true);
+}
+
+static char *ena_get_expect_errors(Object *obj, Error **errp)
+{
+    return ena_guest_errors_expect_str(ENA(obj));
+}
+
+static void ena_set_expect_errors(Object *obj, const char *str, Error **errp)
+{
+    EnaState *s = ENA(obj);
+
+    ena_guest_errors_parse(str, &s->err_expect, errp);
 }
 
 static void ena_add_u32(Object *obj, const char *name, uint32_t *p,
@@ -790,11 +827,17 @@ static void ena_instance_init(Object *obj)
     s->fuzz_kinds = BIT(ENA_FUZZ_KINDS) - 1;
     s->max_queues = 8;
     s->llq_enabled = true;
+    s->llq_accel = ENAHW_LLQ_ACCEL_ALL;
+    s->llq_max_burst = ENA_LLQ_BURST_BYTES;
     s->intr_delay_res = 1;
 
     ena_add_u32(obj, "max-queues", &s->max_queues, ena_set_max_queues);
     object_property_add_bool(obj, "llq", ena_get_llq, ena_set_llq);
     ena_add_flag(obj, "llq-recommend-large", &s->llq_large_rec);
+    ena_add_u32_range(obj, "llq-accel", &s->llq_accel, 0,
+                      ENAHW_LLQ_ACCEL_ALL);
+    ena_add_u32_range(obj, "llq-max-burst", &s->llq_max_burst,
+                      ENAHW_LLQ_ENTRY_BYTES, UINT16_MAX);
     ena_add_flag(obj, "rx-overrun-drop", &s->rx_overrun_drop);
 
     ena_add_u32(obj, "admin-latency-us", &s->admin_latency_us, NULL);
@@ -885,6 +928,8 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-resets", &s->st.resets);
     ena_add_stat(obj, "stat-tx-packets", &s->st.tx_packets);
     ena_add_stat(obj, "stat-tx-over-sgl", &s->st.tx_over_sgl);
+    ena_add_stat(obj, "stat-tx-no-meta", &s->st.tx_no_meta);
+    ena_add_stat(obj, "stat-llq-burst-over", &s->st.llq_burst_over);
     ena_add_stat(obj, "stat-rx-packets", &s->st.rx_packets);
     ena_add_stat(obj, "stat-rx-dropped", &s->st.rx_dropped);
     ena_add_stat(obj, "stat-rx-overruns", &s->st.rx_overruns);
@@ -895,6 +940,12 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-io-irqs-held", &s->st.io_irqs_held);
     ena_add_stat(obj, "stat-io-unmasks", &s->st.io_unmasks);
     ena_add_stat(obj, "stat-io-unmask-rx-delay", &s->st.io_unmask_rx_delay);
+    ena_add_stat(obj, "stat-guest-errors", NULL);
+    object_property_add_str(obj, "guest-errors", ena_get_guest_errors, NULL);
+    object_property_add_str(obj, "guest-errors-expected",
+                            ena_get_guest_errors_expected, NULL);
+    object_property_add_str(obj, "expect-guest-errors", ena_get_expect_errors,
+                            ena_set_expect_errors);
     object_property_add_str(obj, "queues", ena_get_queues, NULL);
     object_property_add_str(obj, "dma-targets", ena_get_dma_targets, NULL);
     object_property_add_str(obj, "host-info", ena_get_host_info, NULL);
@@ -994,11 +1045,16 @@ static void ena_realize(PCIDevice *pd, Error **errp)
                           DEVICE(s)->id, &DEVICE(s)->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
     ena_keepalive_arm(s);
+    s->exit_notifier.notify = ena_guest_errors_at_exit;
+    qemu_add_exit_notifier(&s->exit_notifier);
 }
 
 static void ena_exit(PCIDevice *pd)
 {
     EnaState *s = ENA(pd);
+
+    ena_guest_errors_at_exit(&s->exit_notifier, NULL);
+    qemu_remove_exit_notifier(&s->exit_notifier);
 
     timer_free(s->admin_timer);
     timer_free(s->reset_timer);

@@ -194,6 +194,7 @@ void ena_soft_reset(EnaState *s)
     s->mtu = 1500;
     s->llq_configured = false;
     s->llq_entry = ENAHW_LLQ_ENTRY_BYTES;
+    s->llq_accel_on = 0;
     s->host_info_addr = 0;
     s->rss_func = ENAHW_RSS_FUNC_TOEPLITZ;
     s->rss_init = 0xffffffff;
@@ -525,7 +526,9 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         stw_le_p(r + 20, ENAHW_LLQ_STRIDE_MULTI);
         stw_le_p(r + 22, ENAHW_LLQ_STRIDE_MULTI);
         r[25] = s->llq_large_rec ? ENAHW_LLQ_ENTRY_256 : ENAHW_LLQ_ENTRY_128;
-        /* accel mode: nothing supported, no burst limit */
+        stw_le_p(r + 28, s->llq_accel);
+        stw_le_p(r + 30, s->llq_accel & ENAHW_LLQ_ACCEL_TX_BURST ?
+                 s->llq_max_burst : 0);
         return ENAHW_ST_OK;
 
     case ENAHW_F_AENQ_CONFIG:
@@ -626,8 +629,8 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     case ENAHW_F_AENQ_CONFIG:
         v = ldl_le_p(d + 4);
         if (v & ~ENAHW_AEG_SUPPORTED) {
-            qemu_log_mask(LOG_GUEST_ERROR,
-                          "ena: AENQ groups 0x%x not supported\n", v);
+            ena_guest_error(s, ENA_ERR_FEATURE,
+                            "AENQ groups 0x%x not supported", v);
             return ENAHW_ST_ILLEGAL;
         }
         s->aenq_groups = v;
@@ -643,9 +646,14 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
             (v != ENAHW_LLQ_ENTRY_128 && v != ENAHW_LLQ_ENTRY_256) ||
             lduw_le_p(d + 18) != ENAHW_LLQ_DESCS_BEFORE_HDR ||
             lduw_le_p(d + 22) != ENAHW_LLQ_STRIDE_MULTI) {
-            qemu_log_mask(LOG_GUEST_ERROR, "ena: unsupported LLQ config\n");
+            ena_guest_error(s, ENA_ERR_FEATURE, "unsupported LLQ config");
             return ENAHW_ST_ILLEGAL;
         }
+        /*
+         * The in-tree driver asks for both accel modes whether offered or
+         * not: a mode is on where both sides have it.
+         */
+        s->llq_accel_on = lduw_le_p(d + 28) & s->llq_accel;
         s->llq_entry = v == ENAHW_LLQ_ENTRY_256 ? 256 : 128;
         s->llq_configured = true;
         return ENAHW_ST_OK;
@@ -653,7 +661,7 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     case ENAHW_F_MTU:
         v = ldl_le_p(d);
         if (v < 68 || v > ENA_MAX_MTU) {
-            qemu_log_mask(LOG_GUEST_ERROR, "ena: bad MTU %u\n", v);
+            ena_guest_error(s, ENA_ERR_FEATURE, "bad MTU %u", v);
             return ENAHW_ST_ILLEGAL;
         }
         s->mtu = v;
@@ -663,7 +671,7 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         v = ldl_le_p(d + 4) & 0xff;
         if (v != BIT(ENAHW_RSS_FUNC_TOEPLITZ) &&
             v != BIT(ENAHW_RSS_FUNC_CRC32)) {
-            qemu_log_mask(LOG_GUEST_ERROR, "ena: bad RSS function 0x%x\n", v);
+            ena_guest_error(s, ENA_ERR_FEATURE, "bad RSS function 0x%x", v);
             return ENAHW_ST_ILLEGAL;
         }
         s->rss_func = ctz32(v);
@@ -714,8 +722,8 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         }
         if (log < 1 || log > ENAHW_RSS_TABLE_LOG_MAX || !has_cb ||
             cb_len < (4u << log)) {
-            qemu_log_mask(LOG_GUEST_ERROR,
-                          "ena: bad RSS table (log %u len %u)\n", log, cb_len);
+            ena_guest_error(s, ENA_ERR_FEATURE,
+                            "bad RSS table (log %u len %u)", log, cb_len);
             return ENAHW_ST_ILLEGAL;
         } else {
             uint8_t tb[ENAHW_RSS_TABLE_MAX * 4];
@@ -768,15 +776,15 @@ static uint8_t ena_get_customer_metrics(EnaState *s, const uint8_t *sqe,
         return ENAHW_ST_OK;
     }
     if (!addr || len < n * 8) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "ena: GET_STATS customer metrics: buffer 0x%" PRIx64
-                      " len %u for %u metrics\n", addr, len, n);
+        ena_guest_error(s, ENA_ERR_FEATURE,
+                        "GET_STATS customer metrics: buffer 0x%" PRIx64
+                        " len %u for %u metrics", addr, len, n);
         return ENAHW_ST_MALFORMED;
     }
     if (n && pci_dma_write(PCI_DEVICE(s), addr, vals, n * 8) != MEMTX_OK) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "ena: GET_STATS customer metrics: DMA to 0x%" PRIx64
-                      " failed\n", addr);
+        ena_guest_error(s, ENA_ERR_FEATURE,
+                        "GET_STATS customer metrics: DMA to 0x%" PRIx64
+                        " failed", addr);
         return ENAHW_ST_ILLEGAL;
     }
     stq_le_p(r, rep);
@@ -823,7 +831,7 @@ static uint8_t ena_get_stats(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         }
         return ena_get_customer_metrics(s, sqe, r);
     default:
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: GET_STATS bad type %u\n", type);
+        ena_guest_error(s, ENA_ERR_FEATURE, "GET_STATS bad type %u", type);
         return ENAHW_ST_ILLEGAL;
     }
     /* extended, or a kind of statistics not advertised */
@@ -876,7 +884,7 @@ static void ena_admin_execute(EnaState *s, const uint8_t *sqe)
             status = ena_get_stats(s, sqe, cqe);
             break;
         default:
-            qemu_log_mask(LOG_GUEST_ERROR, "ena: bad admin opcode %u\n", op);
+            ena_guest_error(s, ENA_ERR_ADMIN, "bad admin opcode %u", op);
             status = ENAHW_ST_BAD_OPCODE;
             break;
         }
@@ -943,18 +951,18 @@ void ena_aq_doorbell(EnaState *s, uint32_t val)
     s->react_due = false;
 
     if (!ena_ready(s)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: AQ doorbell while not ready\n");
+        ena_guest_error(s, ENA_ERR_ADMIN, "AQ doorbell while not ready");
         return;
     }
     if (!ena_admin_queues_ok(s)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: AQ doorbell, admin queue unset\n");
+        ena_guest_error(s, ENA_ERR_ADMIN, "AQ doorbell, admin queue unset");
         return;
     }
     depth = ena_aq_depth(s);
     pending = (uint16_t)(val - (uint16_t)s->aq_head);
     if (pending > depth) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: AQ doorbell %u beyond depth\n",
-                      val);
+        ena_guest_error(s, ENA_ERR_ADMIN, "AQ doorbell %u beyond depth",
+                        val);
         return;
     }
     while (pending--) {
@@ -962,13 +970,13 @@ void ena_aq_doorbell(EnaState *s, uint32_t val)
                         ENAHW_ADMIN_ENTRY_SIZE;
 
         if (pci_dma_read(PCI_DEVICE(s), addr, sqe, sizeof(sqe)) != MEMTX_OK) {
-            qemu_log_mask(LOG_GUEST_ERROR, "ena: AQ entry DMA failed\n");
+            ena_guest_error(s, ENA_ERR_ADMIN, "AQ entry DMA failed");
             break;
         }
         if ((sqe[ENAHW_SQE_FLAGS] & ENAHW_SQE_F_PHASE) !=
             ena_phase(s->aq_head, depth)) {
-            qemu_log_mask(LOG_GUEST_ERROR,
-                          "ena: AQ entry %u has a stale phase\n", s->aq_head);
+            ena_guest_error(s, ENA_ERR_ADMIN,
+                            "AQ entry %u has a stale phase", s->aq_head);
         }
         s->aq_head++;
         ena_admin_execute(s, sqe);

@@ -1,19 +1,147 @@
 /*
- * Amazon Elastic Network Adapter (ENA) device model: fault injection,
- * device fuzzing and benchmark sampling
+ * Amazon Elastic Network Adapter (ENA) device model: protocol errors,
+ * fault injection, device fuzzing and benchmark sampling
  *
  * The fault-* knobs themselves act where the datapath and the admin
  * queue meet them (ena_admin.c, ena_io.c); this file holds the helpers
- * they share: the fuzzing generator, the fault-status-* accounting and
- * the admin reaction-time samples behind the stat-react-* properties.
+ * they share: the protocol-error accounting, the fuzzing generator, the
+ * fault-status-* accounting and the admin reaction-time samples behind
+ * the stat-react-* properties.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qapi/error.h"
 #include "trace.h"
 
 #include "ena_int.h"
+
+/* ------------------------------------------------------------------ */
+/* protocol errors                                                     */
+
+static const char *const ena_err_name[ENA_ERR_KINDS] = {
+    [ENA_ERR_MMIO] = "mmio",
+    [ENA_ERR_ADMIN] = "admin",
+    [ENA_ERR_FEATURE] = "feature",
+    [ENA_ERR_QUEUE] = "queue",
+    [ENA_ERR_DOORBELL] = "doorbell",
+    [ENA_ERR_TX] = "tx",
+    [ENA_ERR_LLQ] = "llq",
+    [ENA_ERR_RX] = "rx",
+};
+
+static const char *ena_id(EnaState *s)
+{
+    const char *id = DEVICE(s)->id;
+
+    return id ? id : "ena";
+}
+
+/**
+ * ena_guest_error - count and log a protocol error of the driver
+ *
+ * The line goes to QEMU's guest-error log (-d guest_errors) as
+ * "<id>: protocol error [<kind>]: ...", or "<id>: expected protocol
+ * error [<kind>]: ..." while a test declares the kind expected; the
+ * guest runner fails a guest whose log holds an unexpected one.  The
+ * first ENA_ERR_LOG_LINES of each kind and class are logged, the rest
+ * only counted (the exit line gives the totals).
+ */
+void ena_guest_error(EnaState *s, EnaErrKind kind, const char *fmt, ...)
+{
+    bool expected = s->err_expect & BIT(kind);
+    uint64_t n = expected ? ++s->err_expected[kind] : ++s->err_count[kind];
+    g_autofree char *msg = NULL;
+    va_list ap;
+
+    trace_ena_guest_error(ena_err_name[kind], expected);
+    if (n > ENA_ERR_LOG_LINES) {
+        return;
+    }
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: %sprotocol error [%s]: %s%s\n",
+                  ena_id(s), expected ? "expected " : "", ena_err_name[kind],
+                  msg, n == ENA_ERR_LOG_LINES ? " (further ones counted only)"
+                  : "");
+}
+
+/* "kind:n kind:n" of the kinds with a non-zero count, "" for none */
+char *ena_guest_errors_str(EnaState *s, bool expected)
+{
+    const uint64_t *c = expected ? s->err_expected : s->err_count;
+    GString *out = g_string_new("");
+    int k;
+
+    for (k = 0; k < ENA_ERR_KINDS; k++) {
+        if (c[k]) {
+            g_string_append_printf(out, "%s%s:%" PRIu64, out->len ? " " : "",
+                                   ena_err_name[k], c[k]);
+        }
+    }
+    return g_string_free(out, false);
+}
+
+/* expect-guest-errors: kinds separated by commas or spaces, "all" or "" */
+bool ena_guest_errors_parse(const char *str, uint32_t *mask, Error **errp)
+{
+    g_auto(GStrv) words = g_strsplit_set(str, ", ", -1);
+    uint32_t m = 0;
+    int i, k;
+
+    for (i = 0; words[i]; i++) {
+        if (!*words[i]) {
+            continue;
+        }
+        if (!strcmp(words[i], "all")) {
+            m |= BIT(ENA_ERR_KINDS) - 1;
+            continue;
+        }
+        for (k = 0; k < ENA_ERR_KINDS; k++) {
+            if (!strcmp(words[i], ena_err_name[k])) {
+                break;
+            }
+        }
+        if (k == ENA_ERR_KINDS) {
+            error_setg(errp, "expect-guest-errors: unknown kind '%s'",
+                       words[i]);
+            return false;
+        }
+        m |= BIT(k);
+    }
+    *mask = m;
+    return true;
+}
+
+char *ena_guest_errors_expect_str(EnaState *s)
+{
+    GString *out = g_string_new("");
+    int k;
+
+    for (k = 0; k < ENA_ERR_KINDS; k++) {
+        if (s->err_expect & BIT(k)) {
+            g_string_append_printf(out, "%s%s", out->len ? "," : "",
+                                   ena_err_name[k]);
+        }
+    }
+    return g_string_free(out, false);
+}
+
+/* the totals, for the log's reader and the guest runner */
+void ena_guest_errors_at_exit(Notifier *n, void *data)
+{
+    EnaState *s = container_of(n, EnaState, exit_notifier);
+    g_autofree char *bad = ena_guest_errors_str(s, false);
+    g_autofree char *exp = ena_guest_errors_str(s, true);
+
+    if (*bad || *exp) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: protocol errors at exit: "
+                      "unexpected [%s] expected [%s]\n", ena_id(s), bad, exp);
+    }
+}
 
 /* ------------------------------------------------------------------ */
 /* device fuzzing                                                      */

@@ -28,6 +28,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(EnaState, ENA)
 #define ENA_MAX_QUEUES_LIMIT    128
 #define ENA_DEPTH_LIMIT         16384
 #define ENA_LLQ_DEPTH_LIMIT     4096
+#define ENA_LLQ_BURST_BYTES     2048    /* llq-max-burst default */
 #define ENA_ADMIN_DEPTH_LIMIT   256
 #define ENA_ADMIN_ENGINES       32      /* admin-parallel bound */
 #define ENA_AENQ_DEPTH_LIMIT    1024
@@ -48,6 +49,24 @@ enum {
     ENA_FUZZ_ADMIN_SIZE,    /* MAX_QUEUES_EXT answer with impossible limits */
     ENA_FUZZ_KINDS,
 };
+/*
+ * Protocol errors: what a driver did that the device interface forbids,
+ * by the part of the interface it broke (ena_guest_error()).  Each is
+ * counted and logged; a test that provokes one on purpose names its kind
+ * in expect-guest-errors for as long as it may occur.
+ */
+typedef enum EnaErrKind {
+    ENA_ERR_MMIO,           /* register access */
+    ENA_ERR_ADMIN,          /* admin queue use, opcodes, phases */
+    ENA_ERR_FEATURE,        /* SET_FEATURE and GET_STATS arguments */
+    ENA_ERR_QUEUE,          /* IO queue CREATE/DESTROY arguments and order */
+    ENA_ERR_DOORBELL,       /* IO doorbells and interrupt unmasks */
+    ENA_ERR_TX,             /* TX descriptors and packets */
+    ENA_ERR_LLQ,            /* device-memory (LLQ) accesses */
+    ENA_ERR_RX,             /* RX descriptors */
+    ENA_ERR_KINDS,
+} EnaErrKind;
+#define ENA_ERR_LOG_LINES       50      /* logged per kind, then counted */
 #define ENA_MAX_MTU             9216
 #define ENA_REACT_SAMPLES       4096
 #define ENA_OPCODES             12
@@ -84,6 +103,8 @@ typedef struct EnaSq {
     uint32_t meta_w2;
     bool meta_valid;
     bool rx_filled;         /* RX: half the ring was posted at once */
+    bool no_meta_cache;     /* LLQ: each packet brings its meta descriptor */
+    uint32_t burst_entries; /* LLQ: entries one doorbell may announce; 0 */
 } EnaSq;
 
 typedef struct EnaDone {
@@ -103,6 +124,8 @@ typedef struct EnaStats {
     uint64_t resets;
     uint64_t tx_packets;
     uint64_t tx_over_sgl;       /* packets over max-tx-sgl buffers, dropped */
+    uint64_t tx_no_meta;        /* no-meta-cache packets without meta, dropped */
+    uint64_t llq_burst_over;    /* doorbells announcing more than a burst */
     uint64_t tx_bytes;
     uint64_t rx_packets;
     uint64_t rx_bytes;
@@ -136,6 +159,8 @@ struct EnaState {
     uint32_t max_queues;    /* queue pairs advertised, <= qcap */
     bool llq_enabled;       /* LLQ advertised (needs the BAR2 window) */
     bool llq_large_rec;     /* GET LLQ recommends 256-byte entries */
+    uint32_t llq_accel;     /* ENAHW_LLQ_ACCEL_* offered by GET LLQ */
+    uint32_t llq_max_burst; /* bytes between two doorbells (TX_BURST) */
     uint32_t admin_latency_us;
     uint32_t admin_jitter_us;
     uint32_t admin_parallel;  /* commands worked on at once; 0: all */
@@ -214,6 +239,7 @@ struct EnaState {
     uint32_t mtu;
     bool llq_configured;
     uint32_t llq_entry;     /* entry size chosen with SET LLQ */
+    uint32_t llq_accel_on;  /* accel modes enabled with SET LLQ */
     uint64_t host_info_addr;
     bool mac_reported_set;      /* property mac-reported */
     uint8_t mac_reported[6];
@@ -247,6 +273,10 @@ struct EnaState {
 
     /* counters */
     EnaStats st;
+    uint64_t err_count[ENA_ERR_KINDS];      /* unexpected protocol errors */
+    uint64_t err_expected[ENA_ERR_KINDS];   /* those a test declared */
+    uint32_t err_expect;    /* ENA_ERR_* bits expect-guest-errors declares */
+    Notifier exit_notifier; /* prints the counts when QEMU exits */
     int64_t react_last_done; /* the newest admin completion's time ... */
     bool react_due;          /* ... when no doorbell came since */
     int64_t react[ENA_REACT_SAMPLES];
@@ -320,7 +350,13 @@ void ena_cq_unmask(EnaState *s, uint32_t idx, uint32_t val);
 EnaSq *ena_llq_locate(EnaState *s, hwaddr addr, unsigned size,
                       size_t *off);
 
-/* ena_faults.c: fuzzing, fault-status, benchmark sampling */
+/* ena_faults.c: protocol errors, fuzzing, fault-status, benchmark sampling */
+void ena_guest_error(EnaState *s, EnaErrKind kind, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+char *ena_guest_errors_str(EnaState *s, bool expected);
+bool ena_guest_errors_parse(const char *str, uint32_t *mask, Error **errp);
+char *ena_guest_errors_expect_str(EnaState *s);
+void ena_guest_errors_at_exit(Notifier *n, void *data);
 uint64_t ena_fuzz_next(EnaState *s);
 void ena_fuzz_arm(EnaState *s);
 bool ena_fuzz_hit(EnaState *s, int kind);

@@ -263,9 +263,9 @@ uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
 
     if (!ena_pow2_depth(depth, ena_max_depth(s)) || words < 2 || words > 8 ||
         !base || (intr && vector >= s->nr_vectors)) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "ena: CREATE_CQ bad args depth %u words %u vec %u\n",
-                      depth, words, vector);
+        ena_guest_error(s, ENA_ERR_QUEUE,
+                        "CREATE_CQ bad args depth %u words %u vec %u",
+                        depth, words, vector);
         return ENAHW_ST_ILLEGAL;
     }
     for (i = 0; i < ena_nsq(s); i++) {
@@ -314,14 +314,14 @@ uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     EnaSq *sq;
 
     if (dir != ENAHW_DIR_TX && dir != ENAHW_DIR_RX) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad direction %u\n",
-                      dir);
+        ena_guest_error(s, ENA_ERR_QUEUE, "CREATE_SQ bad direction %u",
+                        dir);
         return ENAHW_ST_ILLEGAL;
     }
     if (place != ENAHW_PLACE_HOST &&
         !(place == ENAHW_PLACE_DEV && dir == ENAHW_DIR_TX && s->llq_enabled)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad placement %u\n",
-                      place);
+        ena_guest_error(s, ENA_ERR_QUEUE, "CREATE_SQ bad placement %u",
+                        place);
         return ENAHW_ST_ILLEGAL;
     }
     /* a queue's LLQ window holds llq_slot_depth 128-byte entries */
@@ -330,18 +330,18 @@ uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
                 ena_max_depth(s);
     if (!ena_pow2_depth(depth, max_depth) ||
         (place == ENAHW_PLACE_HOST && !base)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad depth %u / base\n",
-                      depth);
+        ena_guest_error(s, ENA_ERR_QUEUE, "CREATE_SQ bad depth %u / base",
+                        depth);
         return ENAHW_ST_ILLEGAL;
     }
     if (cq_idx >= ena_nsq(s) || !s->cqs[cq_idx].live ||
         s->cqs[cq_idx].sq >= 0 || s->cqs[cq_idx].depth < depth) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ bad cq %u\n", cq_idx);
+        ena_guest_error(s, ENA_ERR_QUEUE, "CREATE_SQ bad cq %u", cq_idx);
         return ENAHW_ST_ILLEGAL;
     }
     if ((dir == ENAHW_DIR_TX && s->cqs[cq_idx].entry_size < ENAHW_TXC_SIZE) ||
         (dir == ENAHW_DIR_RX && s->cqs[cq_idx].entry_size < ENAHW_RXC_SIZE)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: CREATE_SQ cq entry too small\n");
+        ena_guest_error(s, ENA_ERR_QUEUE, "CREATE_SQ cq entry too small");
         return ENAHW_ST_ILLEGAL;
     }
     /* TX queues use indices [0, max), RX queues [max, 2 * max) */
@@ -365,6 +365,10 @@ uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     if (place == ENAHW_PLACE_DEV) {
         sq->llq_entry = s->llq_entry;
         sq->llq = g_malloc0((size_t)depth * sq->llq_entry);
+        sq->no_meta_cache = s->llq_accel_on & ENAHW_LLQ_ACCEL_NO_META_CACHE;
+        if (s->llq_accel_on & ENAHW_LLQ_ACCEL_TX_BURST) {
+            sq->burst_entries = MAX(s->llq_max_burst / sq->llq_entry, 1);
+        }
     }
     s->cqs[cq_idx].sq = i;
     s->st.queues_created++;
@@ -395,8 +399,8 @@ uint8_t ena_destroy_sq(EnaState *s, const uint8_t *sqe)
     uint8_t dir = sqe[ENAHW_DSQ_IDENTITY] >> 5;
 
     if (idx >= ena_nsq(s) || !s->sqs[idx].live || s->sqs[idx].dir != dir) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: DESTROY_SQ bad sq %u dir %u\n",
-                      idx, dir);
+        ena_guest_error(s, ENA_ERR_QUEUE, "DESTROY_SQ bad sq %u dir %u",
+                        idx, dir);
         return ENAHW_ST_ILLEGAL;
     }
     ena_sq_free(s, idx);
@@ -410,12 +414,12 @@ uint8_t ena_destroy_cq(EnaState *s, const uint8_t *sqe)
     uint32_t idx = lduw_le_p(sqe + ENAHW_DCQ_IDX);
 
     if (idx >= ena_nsq(s) || !s->cqs[idx].live) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: DESTROY_CQ bad cq %u\n", idx);
+        ena_guest_error(s, ENA_ERR_QUEUE, "DESTROY_CQ bad cq %u", idx);
         return ENAHW_ST_ILLEGAL;
     }
     if (s->cqs[idx].sq >= 0) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: DESTROY_CQ %u still has sq %d\n",
-                      idx, s->cqs[idx].sq);
+        ena_guest_error(s, ENA_ERR_QUEUE, "DESTROY_CQ %u still has sq %d",
+                        idx, s->cqs[idx].sq);
         return ENAHW_ST_BUSY;
     }
     ena_cq_free(s, idx);
@@ -437,6 +441,7 @@ typedef struct EnaTxPkt {
     uint8_t hdr_len;
     uint32_t ndesc;
     uint32_t nbuf;      /* descriptors with data */
+    bool meta;          /* the packet brought a meta descriptor */
 } EnaTxPkt;
 
 /* Fill the L4 checksum (and the IPv4 header checksum) the driver asked for. */
@@ -517,6 +522,7 @@ static bool ena_tx_desc(EnaState *s, EnaSq *sq, const uint8_t *desc,
 
     p->ndesc++;
     if (w0 & ENAHW_TXD_META) {
+        p->meta = true;
         sq->meta_w0 = w0;
         sq->meta_w2 = w2;
         sq->meta_valid = true;
@@ -537,11 +543,11 @@ static bool ena_tx_desc(EnaState *s, EnaSq *sq, const uint8_t *desc,
     if (blen) {
         p->nbuf++;
         if (p->len + blen > ENA_TX_FRAME_MAX) {
-            qemu_log_mask(LOG_GUEST_ERROR, "ena: TX frame too long\n");
+            ena_guest_error(s, ENA_ERR_TX, "TX frame too long");
             p->bad = true;
         } else if (pci_dma_read(PCI_DEVICE(s), addr, s->tx_frame + p->len,
                                 blen) != MEMTX_OK) {
-            qemu_log_mask(LOG_GUEST_ERROR, "ena: TX buffer DMA failed\n");
+            ena_guest_error(s, ENA_ERR_TX, "TX buffer DMA failed");
             p->bad = true;
         } else {
             p->len += blen;
@@ -590,9 +596,16 @@ static void ena_tx_finish(EnaState *s, EnaSq *sq, uint32_t qidx, EnaTxPkt *p)
 
     if (p->nbuf > s->max_tx_sgl) {
         /* more buffers than the device said it takes: not sent */
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: TX packet of %u buffers, "
-                      "max %u\n", p->nbuf, s->max_tx_sgl);
+        ena_guest_error(s, ENA_ERR_TX, "TX packet of %u buffers, "
+                        "max %u", p->nbuf, s->max_tx_sgl);
         s->st.tx_over_sgl++;
+        p->bad = true;
+    }
+    if (sq->no_meta_cache && !p->meta) {
+        /* no meta cached to fall back on: the device drops it */
+        ena_guest_error(s, ENA_ERR_TX, "sq %u packet without its meta "
+                        "descriptor (meta caching disabled)", qidx);
+        s->st.tx_no_meta++;
         p->bad = true;
     }
     if (!p->bad && p->len) {
@@ -600,7 +613,7 @@ static void ena_tx_finish(EnaState *s, EnaSq *sq, uint32_t qidx, EnaTxPkt *p)
             ena_tx_csum(s, sq, s->tx_frame, p->len, p->w1);
         }
         if (p->w1 & ENAHW_TXD_TSO) {
-            qemu_log_mask(LOG_GUEST_ERROR, "ena: TSO requested, not offered\n");
+            ena_guest_error(s, ENA_ERR_TX, "TSO requested, not offered");
         }
         trace_ena_tx(qidx, p->len);
         s->st.tx_packets++;
@@ -608,6 +621,9 @@ static void ena_tx_finish(EnaState *s, EnaSq *sq, uint32_t qidx, EnaTxPkt *p)
         if (!nc->link_down) {
             qemu_send_packet(nc, s->tx_frame, p->len);
         }
+    }
+    if (sq->no_meta_cache) {
+        sq->meta_valid = false;     /* nothing carries over */
     }
 }
 
@@ -633,9 +649,9 @@ static void ena_tx_host(EnaState *s, EnaSq *sq, uint32_t qidx)
 
             if (pci_dma_read(PCI_DEVICE(s), addr, desc, 16) != MEMTX_OK ||
                 !ena_tx_phase_ok(sq, desc, pos)) {
-                qemu_log_mask(LOG_GUEST_ERROR,
-                              "ena: TX sq %u desc %u unreadable or stale\n",
-                              qidx, pos);
+                ena_guest_error(s, ENA_ERR_TX,
+                                "TX sq %u desc %u unreadable or stale",
+                                qidx, pos);
                 sq->head = sq->tail;
                 goto out;
             }
@@ -697,17 +713,17 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
             desc = entry + slot * 16;
             slot++;
             if (!ena_tx_phase_ok(sq, desc, e)) {
-                qemu_log_mask(LOG_GUEST_ERROR,
-                              "ena: LLQ sq %u entry %u has a stale phase\n",
-                              qidx, e);
+                ena_guest_error(s, ENA_ERR_LLQ,
+                                "LLQ sq %u entry %u has a stale phase",
+                                qidx, e);
                 sq->head = sq->tail;
                 goto out;
             }
             if (p.ndesc && (ldl_le_p(desc) & ENAHW_TXD_FIRST)) {
                 if (slot != 1 || e == sq->head) {
-                    qemu_log_mask(LOG_GUEST_ERROR,
-                                  "ena: LLQ sq %u entry %u misplaced first "
-                                  "descriptor\n", qidx, e);
+                    ena_guest_error(s, ENA_ERR_LLQ,
+                                    "LLQ sq %u entry %u misplaced first "
+                                    "descriptor", qidx, e);
                     sq->head = sq->tail;
                     goto out;
                 }
@@ -1033,9 +1049,9 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
         if (pci_dma_read(pd, addr, desc, sizeof(desc)) != MEMTX_OK ||
             (desc[ENAHW_RXD_CTRL] & ENAHW_RXD_C_PHASE) !=
             ena_phase(pos, sq->depth)) {
-            qemu_log_mask(LOG_GUEST_ERROR,
-                          "ena: RX sq %u desc %u unreadable or stale\n",
-                          qidx, pos);
+            ena_guest_error(s, ENA_ERR_RX,
+                            "RX sq %u desc %u unreadable or stale",
+                            qidx, pos);
             s->st.rx_dropped++;
             return size;
         }
@@ -1138,16 +1154,24 @@ void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
 
     s->st.io_doorbells++;
     if (idx >= ena_nsq(s) || !s->sqs[idx].live) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: doorbell for dead sq %u\n", idx);
+        ena_guest_error(s, ENA_ERR_DOORBELL, "doorbell for dead sq %u", idx);
         return;
     }
     sq = &s->sqs[idx];
     ahead = (uint16_t)(val - (uint16_t)sq->head);
     if (ahead > sq->depth) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "ena: sq %u doorbell %u beyond depth (head %u)\n",
-                      idx, val, sq->head);
+        ena_guest_error(s, ENA_ERR_DOORBELL,
+                        "sq %u doorbell %u beyond depth (head %u)",
+                        idx, val, sq->head);
         return;
+    }
+    if (sq->burst_entries &&
+        (uint16_t)(val - (uint16_t)sq->tail) > sq->burst_entries) {
+        /* the device takes at most a burst of entries per doorbell */
+        s->st.llq_burst_over++;
+        ena_guest_error(s, ENA_ERR_LLQ, "sq %u doorbell announces %u entries,"
+                        " burst %u", idx, (uint16_t)(val - (uint16_t)sq->tail),
+                        sq->burst_entries);
     }
     sq->tail = sq->head + ahead;
     if (sq->dir == ENAHW_DIR_RX && ahead >= sq->depth / 2) {
@@ -1169,7 +1193,7 @@ void ena_cq_unmask(EnaState *s, uint32_t idx, uint32_t val)
     uint16_t v;
 
     if (idx >= ena_nsq(s) || !s->cqs[idx].live) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ena: unmask for dead cq %u\n", idx);
+        ena_guest_error(s, ENA_ERR_DOORBELL, "unmask for dead cq %u", idx);
         return;
     }
     cq = &s->cqs[idx];

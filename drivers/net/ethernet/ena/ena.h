@@ -725,6 +725,21 @@ void ena_debugfs_add(struct ena_adapter *a);
 void ena_debugfs_remove(struct ena_adapter *a);
 
 /**
+ * ena_tx_meta_always() - every packet of @tx needs a meta descriptor
+ * @a: the adapter
+ * @tx: a TX ring
+ *
+ * A device that disables meta caching (an LLQ acceleration) keeps no meta
+ * descriptor from one packet to the next: each packet of an LLQ ring
+ * brings its own, an empty one when it asks for no offload.
+ */
+static inline bool ena_tx_meta_always(const struct ena_adapter *a,
+				      const struct ena_txq *tx)
+{
+	return tx->llq && (a->llq.accel_flags & ENA_LLQ_ACCEL_NO_META_CACHE);
+}
+
+/**
  * ena_llq_burst_full() - an LLQ burst would pass the device's limit
  * @a: adapter
  * @tx: a TX ring (LLQ or not)

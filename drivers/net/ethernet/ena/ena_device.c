@@ -183,8 +183,11 @@ static bool ena_llq_choose(struct ena_adapter *a, const struct ena_feat_llq *f)
 	c->dev_depth = le32_to_cpu(f->max_llq_depth);
 	c->max_depth = ena_llq_depth(c, c->entry_size);
 	c->max_num = le32_to_cpu(f->max_llq_num);
-	c->accel_flags = le16_to_cpu(f->accel_flags);
-	c->max_tx_burst = le16_to_cpu(f->accel_max_tx_burst);
+	/* the accelerations we take, where the device offers them */
+	c->accel_flags = le16_to_cpu(f->accel_flags) &
+			 (ENA_LLQ_ACCEL_NO_META_CACHE | ENA_LLQ_ACCEL_TX_BURST);
+	c->max_tx_burst = c->accel_flags & ENA_LLQ_ACCEL_TX_BURST ?
+			  le16_to_cpu(f->accel_max_tx_burst) : 0;
 	return c->max_depth >= 2 && c->max_num;
 }
 
@@ -202,12 +205,11 @@ static void ena_llq_cmd(struct ena_adapter *a, struct ena_aq_cmd *cmd)
 					ENA_LLQ_STRIDE_MULTI :
 					ENA_LLQ_STRIDE_SINGLE);
 	/*
-	 * We send a meta descriptor with every offloaded packet and ring the
-	 * doorbell per packet, so we can take both accelerations, where the
-	 * device offers them.
+	 * With meta caching disabled every packet carries its meta
+	 * descriptor (ena_tx_meta_always()); with the burst limit a doorbell
+	 * comes before a burst would pass it (ena_llq_burst_full()).
 	 */
-	l->accel_flags = cpu_to_le16((ENA_LLQ_ACCEL_NO_META_CACHE |
-				      ENA_LLQ_ACCEL_TX_BURST) & c->accel_flags);
+	l->accel_flags = cpu_to_le16(c->accel_flags);
 }
 
 static int ena_check_version(struct ena_adapter *a)

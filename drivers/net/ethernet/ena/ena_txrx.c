@@ -456,7 +456,11 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		has_meta = ena_tx_csum(skb, &w1, &meta);
 		if (!has_meta && skb_checksum_help(skb))
 			goto drop;
+		if (has_meta)
+			ena_xmit_stat_inc(qp, &qp->stats->tx_needs_csum);
 	}
+	/* an empty meta descriptor (@meta is zeroed) where one is always due */
+	has_meta |= ena_tx_meta_always(a, tx);
 
 	if (tx->llq) {
 		push = ena_llq_push_len(a, skb->len);
@@ -509,8 +513,6 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 					    a->tx_max_header ? : 255),
 		     w1, has_meta ? &meta : NULL);
 
-	if (has_meta)
-		ena_xmit_stat_inc(qp, &qp->stats->tx_needs_csum);
 	len = skb->len;
 	b->sent = jiffies;
 	b->missed = false;
@@ -589,6 +591,8 @@ int ena_tx_post_frame(struct ena_qp *qp, struct xdp_frame *xdpf,
 	struct device *dev = &a->pdev->dev;
 	struct ena_tx_writer w = { .a = a, .tx = tx };
 	u32 len = xdpf->len, push = 0, req_id, i, ndescs, slots;
+	bool has_meta = ena_tx_meta_always(a, tx);
+	struct ena_tx_desc meta = {};
 	struct ena_tx_map *m;
 	struct ena_tx_buf *b;
 
@@ -598,7 +602,7 @@ int ena_tx_post_frame(struct ena_qp *qp, struct xdp_frame *xdpf,
 	if (ndescs > ENA_TX_MAX_BUFS ||
 	    (a->max_tx_sgl && ndescs > a->max_tx_sgl))
 		return -EMSGSIZE;
-	slots = ena_tx_slots(a, tx, ndescs);
+	slots = ena_tx_slots(a, tx, ndescs + has_meta);
 	if (ena_tx_space(tx) < slots)
 		return -ENOSPC;
 	/* a frame of several entries must not pass the device's burst */
@@ -645,7 +649,7 @@ int ena_tx_post_frame(struct ena_qp *qp, struct xdp_frame *xdpf,
 	ena_tx_begin(&w, xdpf->data, push);
 	ena_tx_write(&w, b, req_id,
 		     tx->llq ? push : min_t(u32, len, a->tx_max_header ? : 255),
-		     0, NULL);
+		     0, has_meta ? &meta : NULL);
 	b->sent = jiffies;
 	b->missed = false;
 	b->xdpf = xdpf;

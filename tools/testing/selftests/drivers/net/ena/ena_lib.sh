@@ -174,6 +174,12 @@ model_get() { "$QMP" qom-get "$1" "$2"; }     # model_get ena0 stat-admin-cmds
 model_set() { "$QMP" qom-set "$1" "$2" "$3"; } # model_set ena0 admin-latency-us 50
 # model_set_many DEV PROP VALUE [PROP VALUE...]: in order, one process start
 model_set_many() { "$QMP" qom-set "$@"; }
+# model_expect_errors DEV KINDS: protocol errors of these kinds (comma
+# separated: mmio, admin, feature, queue, doorbell, tx, llq, rx; or "all")
+# are what the test provokes from here on, and do not fail the guest;
+# model_expect_errors DEV "" ends that phase (the guest runner fails a
+# guest whose model logged an unexpected protocol error)
+model_expect_errors() { "$QMP" qom-set "$1" expect-guest-errors "$2"; }
 model_link() { "$QMP" set_link "$1" "$2"; }  # model_link ena0 off
 # wait_model_reset N0 [SECONDS]: true once device ena0 has counted more than
 # N0 resets (its stat-resets), polled every 0.25 s for SECONDS (default 20)
