@@ -651,6 +651,21 @@ static void ena_get_stat(Object *obj, Visitor *v, const char *name,
     visit_type_uint64(v, name, &val, errp);
 }
 
+/* "N:REASON ..." for the newest resets, N counting as stat-resets does */
+static char *ena_get_reset_reasons(Object *obj, Error **errp)
+{
+    EnaState *s = ENA(obj);
+    GString *out = g_string_new("");
+    uint64_t n = s->st.resets, i;
+
+    for (i = n > ENA_RESET_HISTORY ? n - ENA_RESET_HISTORY + 1 : 1; i <= n;
+         i++) {
+        g_string_append_printf(out, "%s%" PRIu64 ":%u", out->len ? " " : "",
+                               i, s->reset_reason[i % ENA_RESET_HISTORY]);
+    }
+    return g_string_free(out, false);
+}
+
 static char *ena_get_guest_errors(Object *obj, Error **errp)
 {
     return ena_guest_errors_str(ENA(obj), false);
@@ -827,6 +842,7 @@ static void ena_instance_init(Object *obj)
     s->fuzz_kinds = BIT(ENA_FUZZ_KINDS) - 1;
     s->max_queues = 8;
     s->llq_enabled = true;
+    s->rx_overrun_drop = true;
     s->llq_accel = ENAHW_LLQ_ACCEL_ALL;
     s->llq_max_burst = ENA_LLQ_BURST_BYTES;
     s->intr_delay_res = 1;
@@ -940,6 +956,8 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-io-irqs-held", &s->st.io_irqs_held);
     ena_add_stat(obj, "stat-io-unmasks", &s->st.io_unmasks);
     ena_add_stat(obj, "stat-io-unmask-rx-delay", &s->st.io_unmask_rx_delay);
+    object_property_add_str(obj, "reset-reasons", ena_get_reset_reasons,
+                            NULL);
     ena_add_stat(obj, "stat-guest-errors", NULL);
     object_property_add_str(obj, "guest-errors", ena_get_guest_errors, NULL);
     object_property_add_str(obj, "guest-errors-expected",

@@ -227,6 +227,8 @@ void ena_dev_ctl_write(EnaState *s, uint32_t val)
         if (!(s->dev_sts & ENAHW_STS_RESET_BUSY)) {
             trace_ena_reset_start(val >> ENAHW_CTL_REASON_SHIFT);
             s->st.resets++;
+            s->reset_reason[s->st.resets % ENA_RESET_HISTORY] =
+                val >> ENAHW_CTL_REASON_SHIFT;
             ena_fuzz_arm(s);
             timer_del(s->reset_timer);
             ena_soft_reset(s);

@@ -69,6 +69,7 @@ typedef enum EnaErrKind {
 #define ENA_ERR_LOG_LINES       50      /* logged per kind, then counted */
 #define ENA_MAX_MTU             9216
 #define ENA_REACT_SAMPLES       4096
+#define ENA_RESET_HISTORY       32      /* reasons kept (reset-reasons) */
 #define ENA_OPCODES             12
 
 /* what a vector's moderation timer fires for */
@@ -273,6 +274,7 @@ struct EnaState {
 
     /* counters */
     EnaStats st;
+    uint8_t reset_reason[ENA_RESET_HISTORY]; /* by stat-resets, modulo */
     uint64_t err_count[ENA_ERR_KINDS];      /* unexpected protocol errors */
     uint64_t err_expected[ENA_ERR_KINDS];   /* those a test declared */
     uint32_t err_expect;    /* ENA_ERR_* bits expect-guest-errors declares */

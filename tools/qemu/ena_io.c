@@ -1034,8 +1034,9 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
 
         if (pos == sq->tail) {
             /*
-             * No buffer for the frame: a device drops it (rx-overrun-drop);
-             * by default the model keeps it in QEMU's queue until a refill
+             * No buffer for the frame: a device drops it (rx-overrun-drop,
+             * the default); off, the model keeps it in QEMU's queue until
+             * a refill
              */
             s->st.rx_overruns++;
             s->st.rx_overruns_filling += ena_rx_filling(sq);

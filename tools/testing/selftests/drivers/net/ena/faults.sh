@@ -28,6 +28,16 @@ stock_gaps="fatal destroy-fail rings-rollback missed-irq channels-rollback cq-de
 # trusts the RX completion length: skb_put() past the buffer, "kernel BUG
 # at net/core/skbuff.c:209" in its NAPI poll (seen on 6.12).
 stock_skip="bad-db bad-db-async rx-len"
+# The reason our driver gives (DEV_CTL bits 31:28, as the in-tree names go)
+# in the first device reset after each fault that leads to one; the model
+# records the reason of every reset (reset-reasons). 1 keep-alive timeout,
+# 2 admin timeout, 3 missing TX completions, 4 invalid RX req_id, 5 invalid
+# TX req_id, 6 too many RX descriptors (an impossible RX length), 8 driver
+# invalid state (a malformed admin completion), 13 generic (a fatal
+# DEV_STS), 14 missing interrupt. Other faults' resets, and every reset of
+# the stock driver, are printed only.
+declare -A want_reason=([keepalive]=1 [drop]=2 [malformed-id]=8 [fatal]=13
+	[missed-tx]=3 [rx-reqid]=4 [tx-reqid]=5 [rx-len]=6 [missed-irq]=14)
 
 # expect NAME CMD...: ktap_check, but an expected failure for a stock gap
 expect() {
@@ -240,10 +250,20 @@ io_both_ways() {
 	return 0
 }
 
-ktap_header $(( $(echo $faults | wc -w) * 3 ))
+# reset_reason N: the reason of the model's Nth device reset
+reset_reason() { model_get ena0 reset-reasons | tr ' ' '\n' | sed -n "s/^$1://p"; }
+# check_reason: the first reset after the fault ($r0) gave want_reason[$f]
+check_reason() {
+	local got
+	got=$(reset_reason $((r0 + 1)))
+	echo "first reset after the fault: reason ${got:-none}, want ${want_reason[$f]}"
+	[ "$got" = "${want_reason[$f]}" ]
+}
+
+ktap_header $(( $(echo $faults | wc -w) * 4 ))
 for f in $faults; do
 	if ! is_ours && [[ " $stock_skip " == *" $f "* ]]; then
-		for t in "fault" "recovery" "unload, log clean"; do
+		for t in "fault" "reset reason" "recovery" "unload, log clean"; do
 			ktap_skip "$f: $t" "not run for the stock driver (see stock_skip)"
 		done
 		continue
@@ -257,7 +277,8 @@ for f in $faults; do
 	load_args=()
 	[ "$f" = bad-db-async ] && load_args=(open_async=1)
 	if ! { ena_load "${load_args[@]}" && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" && recovered; } >/dev/null 2>&1; then
-		ktap_fail "$f: baseline (load, link, ping)"; ktap_skip "$f: recovery" "no baseline"
+		ktap_fail "$f: baseline (load, link, ping)"; ktap_skip "$f: reset reason" "no baseline"
+		ktap_skip "$f: recovery" "no baseline"
 		cleanup; ktap_skip "$f: unload, log clean" "no baseline"; continue
 	fi
 	r0=$(model_get ena0 stat-resets) t1=$SECONDS
@@ -327,6 +348,12 @@ for f in $faults; do
 		ktap_check "$f: the bad IO completion leads to a reset" wait_reset "$r0";;
 	esac
 	t2=$SECONDS
+	if is_ours && [ -n "${want_reason[$f]:-}" ]; then
+		ktap_check "$f: the reset gives reason ${want_reason[$f]}" check_reason
+	else
+		ktap_skip "$f: reset reason" "printed only: resets $(model_get ena0 reset-reasons |
+			tr ' ' '\n' | awk -F: -v r="$r0" '$1 > r' | paste -sd' ' | sed 's/^$/none/')"
+	fi
 	expect "$f: traffic passes within ${recover_s}s" recovered
 	t3=$SECONDS
 	dmesg | tail -n +"$((d0 + 1))" | grep -iE 'ena .*(reset|timeout|time out|timed out|fail|error|invalid|keep)' |
