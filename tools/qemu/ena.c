@@ -832,7 +832,10 @@ static void ena_instance_init(Object *obj)
     s->admin_jitter_us = 0;
     s->reset_latency_us = 100;
     s->max_depth = ENA_DEPTH_LIMIT;
+    s->max_tx_depth = ENA_TX_DEPTH_DEFAULT;
+    s->max_rx_depth = ENA_DEPTH_LIMIT;
     s->max_tx_sgl = ENA_PKT_DESCS_MAX / 2;
+    s->max_rx_sgl = ENA_RX_DESCS_PER_PKT;
     s->keepalive_ms = 1000;
     s->fault_status_opcode = -1;
     s->fault_status_code = ENAHW_ST_UNKNOWN;
@@ -862,8 +865,16 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "admin-parallel", &s->admin_parallel, NULL);
     ena_add_u32(obj, "reset-latency-us", &s->reset_latency_us, NULL);
     ena_add_u32_range(obj, "max-depth", &s->max_depth, 1, ENA_DEPTH_LIMIT);
+    ena_add_u32_range(obj, "max-tx-depth", &s->max_tx_depth, 1,
+                      ENA_DEPTH_LIMIT);
+    ena_add_u32_range(obj, "max-rx-depth", &s->max_rx_depth, 1,
+                      ENA_DEPTH_LIMIT);
     ena_add_u32_range(obj, "max-tx-sgl", &s->max_tx_sgl, 1,
                       ENA_PKT_DESCS_MAX / 2);
+    ena_add_u32_range(obj, "max-rx-sgl", &s->max_rx_sgl, 1,
+                      ENA_RX_DESCS_PER_PKT);
+    ena_add_u32_range(obj, "llq-max-depth", &s->llq_max_depth, 0,
+                      ENA_LLQ_DEPTH_LIMIT);
     ena_add_u32(obj, "keepalive-ms", &s->keepalive_ms, ena_set_keepalive);
     /* interrupt moderation's delay unit in us; 0: no moderation feature */
     ena_add_u32(obj, "intr-delay-resolution", &s->intr_delay_res, NULL);
@@ -886,6 +897,7 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "fault-status-times", &s->fault_status_times, NULL);
     ena_add_u32(obj, "fault-rx-runt", &s->fault_rx_runt, NULL);
     ena_add_u32(obj, "fault-bad-db", &s->fault_bad_db, NULL);
+    ena_add_u32(obj, "fault-cq-no-unmask", &s->fault_cq_no_unmask, NULL);
     ena_add_u32(obj, "fault-tx-swallow", &s->fault_tx_swallow, NULL);
     ena_add_u32(obj, "fault-io-irq-drop", &s->fault_io_irq_drop, NULL);
     ena_add_u32(obj, "fault-cq-depth", &s->fault_cq_depth, NULL);

@@ -411,18 +411,28 @@ static uint32_t ena_capabilities(EnaState *s)
            (s->cap_customer_metrics ? BIT(ENAHW_CAP_CUSTOMER_METRICS) : 0);
 }
 
+/* the deepest LLQ, in 128-byte entries */
 uint32_t ena_llq_max_depth(EnaState *s)
 {
-    uint32_t d = MIN(s->llq_slot_depth, s->max_depth);
+    uint32_t d = MIN(s->llq_slot_depth, ena_max_depth(s, ENAHW_DIR_TX));
 
-    return d ? pow2floor(d) : 0;
+    return s->llq_max_depth ? MIN(d, pow2floor(s->llq_max_depth)) : d;
 }
 
-uint32_t ena_max_depth(EnaState *s)
+/*
+ * The deepest queue of a direction (ENAHW_DIR_TX or _RX; 0: either, what a
+ * CQ may be, as CREATE_CQ names no direction).  Real devices report
+ * different limits for TX and RX: max-tx-depth and max-rx-depth, both
+ * under max-depth.
+ */
+uint32_t ena_max_depth(EnaState *s, uint8_t dir)
 {
-    uint32_t d = MIN(MAX(s->max_depth, 1), ENA_DEPTH_LIMIT);
+    uint32_t d = dir == ENAHW_DIR_TX ? s->max_tx_depth :
+                 dir == ENAHW_DIR_RX ? s->max_rx_depth :
+                 MAX(s->max_tx_depth, s->max_rx_depth);
 
-    return pow2floor(d);
+    d = MIN(MIN(d, s->max_depth), ENA_DEPTH_LIMIT);
+    return pow2floor(MAX(d, 1));
 }
 
 static uint16_t ena_rss_supported_fields(unsigned proto)
@@ -473,14 +483,14 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         stl_le_p(r + 8, s->max_queues);         /* max tx cq */
         stl_le_p(r + 12, s->max_queues);        /* max rx sq */
         stl_le_p(r + 16, s->max_queues);        /* max rx cq */
-        stl_le_p(r + 20, ena_max_depth(s));     /* tx sq depth */
-        stl_le_p(r + 24, ena_max_depth(s));     /* tx cq depth */
-        stl_le_p(r + 28, ena_max_depth(s));     /* rx sq depth */
-        stl_le_p(r + 32, ena_max_depth(s));     /* rx cq depth */
+        stl_le_p(r + 20, ena_max_depth(s, ENAHW_DIR_TX)); /* tx sq depth */
+        stl_le_p(r + 24, ena_max_depth(s, ENAHW_DIR_TX)); /* tx cq depth */
+        stl_le_p(r + 28, ena_max_depth(s, ENAHW_DIR_RX)); /* rx sq depth */
+        stl_le_p(r + 32, ena_max_depth(s, ENAHW_DIR_RX)); /* rx cq depth */
         stl_le_p(r + 36, ENAHW_LLQ_ENTRY_BYTES -
                  ENAHW_LLQ_DESCS_BEFORE_HDR * 16); /* max tx header */
         stw_le_p(r + 40, s->max_tx_sgl);           /* tx descs per packet */
-        stw_le_p(r + 42, ENA_RX_DESCS_PER_PKT);    /* rx descs per packet */
+        stw_le_p(r + 42, s->max_rx_sgl);           /* rx descs per packet */
         if (ena_fuzz_hit(s, ENA_FUZZ_ADMIN_SIZE)) {
             static const uint8_t off[] = { 0, 4, 20, 32 };
             unsigned int o = off[ena_fuzz_next(s) % ARRAY_SIZE(off)];
@@ -495,16 +505,19 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         return ENAHW_ST_OK;
 
     case ENAHW_F_MAX_QUEUES:
+        /* one depth for both directions: the smaller fits either */
         stl_le_p(r + 0, s->max_queues);
-        stl_le_p(r + 4, ena_max_depth(s));
+        stl_le_p(r + 4, MIN(ena_max_depth(s, ENAHW_DIR_TX),
+                            ena_max_depth(s, ENAHW_DIR_RX)));
         stl_le_p(r + 8, s->max_queues);
-        stl_le_p(r + 12, ena_max_depth(s));
+        stl_le_p(r + 12, MIN(ena_max_depth(s, ENAHW_DIR_TX),
+                             ena_max_depth(s, ENAHW_DIR_RX)));
         stl_le_p(r + 16, s->llq_enabled ? s->max_queues : 0);
         stl_le_p(r + 20, s->llq_enabled ? ena_llq_max_depth(s) : 0);
         stl_le_p(r + 24, ENAHW_LLQ_ENTRY_BYTES -
                  ENAHW_LLQ_DESCS_BEFORE_HDR * 16);
         stw_le_p(r + 28, s->max_tx_sgl);
-        stw_le_p(r + 30, ENA_RX_DESCS_PER_PKT);
+        stw_le_p(r + 30, s->max_rx_sgl);
         return ENAHW_ST_OK;
 
     case ENAHW_F_HW_HINTS:
@@ -512,7 +525,7 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         stw_le_p(r + 4, s->hint_missing_tx_ms);
         stw_le_p(r + 6, s->hint_missed_tx);
         stw_le_p(r + 12, s->max_tx_sgl);         /* max tx sgl */
-        stw_le_p(r + 14, ENA_RX_DESCS_PER_PKT);  /* max rx sgl */
+        stw_le_p(r + 14, s->max_rx_sgl);         /* max rx sgl */
         return ENAHW_ST_OK;
 
     case ENAHW_F_LLQ:

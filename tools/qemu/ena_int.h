@@ -28,6 +28,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(EnaState, ENA)
 #define ENA_MAX_QUEUES_LIMIT    128
 #define ENA_DEPTH_LIMIT         16384
 #define ENA_LLQ_DEPTH_LIMIT     4096
+#define ENA_TX_DEPTH_DEFAULT    1024    /* max-tx-depth */
 #define ENA_LLQ_BURST_BYTES     2048    /* llq-max-burst default */
 #define ENA_ADMIN_DEPTH_LIMIT   256
 #define ENA_ADMIN_ENGINES       32      /* admin-parallel bound */
@@ -166,8 +167,12 @@ struct EnaState {
     uint32_t admin_jitter_us;
     uint32_t admin_parallel;  /* commands worked on at once; 0: all */
     uint32_t reset_latency_us;
-    uint32_t max_depth;
+    uint32_t max_depth;     /* caps both directions */
+    uint32_t max_tx_depth;  /* TX SQ/CQ (LLQ: in 128-byte entries) */
+    uint32_t max_rx_depth;  /* RX SQ/CQ */
     uint32_t max_tx_sgl;    /* buffers per TX packet the device takes */
+    uint32_t max_rx_sgl;    /* buffers one received frame may fill */
+    uint32_t llq_max_depth; /* LLQ depth cap (128-byte entries); 0: none */
     uint32_t keepalive_ms;
     int32_t fault_status_opcode;
     uint32_t fault_status_code;
@@ -188,6 +193,7 @@ struct EnaState {
     uint32_t fault_tx_swallow;    /* TX packets sent with no completion */
     uint32_t fault_io_irq_drop;   /* IO interrupts lost (vector stays masked) */
     uint32_t fault_cq_depth;      /* CREATE_CQ answers reporting half the depth */
+    uint32_t fault_cq_no_unmask;  /* CREATE_CQ answers with no unmask offset */
     /* device fuzzing: one corruption at a time (ena_fuzz_hit()) */
     uint64_t fuzz_seed;           /* 0: off */
     uint64_t fuzz_rng;            /* xorshift64* state */
@@ -331,7 +337,7 @@ void ena_reset_done_cb(void *opaque);
 void ena_dev_ctl_write(EnaState *s, uint32_t val);
 void ena_admin_timer_cb(void *opaque);
 uint32_t ena_llq_max_depth(EnaState *s);
-uint32_t ena_max_depth(EnaState *s);
+uint32_t ena_max_depth(EnaState *s, uint8_t dir);
 void ena_aq_doorbell(EnaState *s, uint32_t val);
 char *ena_host_info_str(EnaState *s);
 

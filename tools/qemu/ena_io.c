@@ -261,7 +261,7 @@ uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         s->react_probe = s->react_db_first;
     }
 
-    if (!ena_pow2_depth(depth, ena_max_depth(s)) || words < 2 || words > 8 ||
+    if (!ena_pow2_depth(depth, ena_max_depth(s, 0)) || words < 2 || words > 8 ||
         !base || (intr && vector >= s->nr_vectors)) {
         ena_guest_error(s, ENA_ERR_QUEUE,
                         "CREATE_CQ bad args depth %u words %u vec %u",
@@ -297,7 +297,13 @@ uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     }
     stl_le_p(cqe + ENAHW_CCQR_NUMA_OFF, ENAHW_R_CQ_NUMA_BASE + 4 * i);
     stl_le_p(cqe + ENAHW_CCQR_HEAD_DB_OFF, ENAHW_R_CQ_HEAD_DB_BASE + 4 * i);
-    stl_le_p(cqe + ENAHW_CCQR_UNMASK_OFF, ENAHW_R_CQ_UNMASK_BASE + 4 * i);
+    if (s->fault_cq_no_unmask) {
+        /* untrusted-input test: no unmask register for this CQ */
+        s->fault_cq_no_unmask--;
+        stl_le_p(cqe + ENAHW_CCQR_UNMASK_OFF, 0);
+    } else {
+        stl_le_p(cqe + ENAHW_CCQR_UNMASK_OFF, ENAHW_R_CQ_UNMASK_BASE + 4 * i);
+    }
     trace_ena_create_cq(i, depth, words * 4, vector);
     return ENAHW_ST_OK;
 }
@@ -327,7 +333,7 @@ uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     /* a queue's LLQ window holds llq_slot_depth 128-byte entries */
     max_depth = place == ENAHW_PLACE_DEV ?
                 ena_llq_max_depth(s) * ENAHW_LLQ_ENTRY_BYTES / s->llq_entry :
-                ena_max_depth(s);
+                ena_max_depth(s, dir);
     if (!ena_pow2_depth(depth, max_depth) ||
         (place == ENAHW_PLACE_HOST && !base)) {
         ena_guest_error(s, ENA_ERR_QUEUE, "CREATE_SQ bad depth %u / base",
@@ -1042,7 +1048,7 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
             s->st.rx_overruns_filling += ena_rx_filling(sq);
             return s->rx_overrun_drop ? size : 0;
         }
-        if (n == ENA_RX_DESCS_PER_PKT) {
+        if (n == s->max_rx_sgl) {
             s->st.rx_dropped++;
             return size;
         }

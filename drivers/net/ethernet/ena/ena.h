@@ -400,6 +400,15 @@ static inline u32 ena_llq_depth(const struct ena_llq_cfg *c, u32 entry_size)
 	return c->dev_depth / (entry_size / ENA_LLQ_ENTRY);
 }
 
+/* the LLQ entries the largest packet takes */
+static inline u32 ena_llq_pkt_slots(const struct ena_llq_cfg *c)
+{
+	if (c->descs_before_hdr >= ENA_TX_MAX_DESCS)
+		return 1;
+	return 1 + DIV_ROUND_UP(ENA_TX_MAX_DESCS - c->descs_before_hdr,
+				c->descs_per_entry);
+}
+
 /* LLQ entry size: as the device recommends, or as ethtool -G set it */
 enum ena_llq_large {
 	ENA_LLQ_LARGE_AUTO,
@@ -663,10 +672,24 @@ void ena_rx_usecs_reset(struct ena_qp *qp);
 /* ena_netdev.c */
 void ena_netdev_setup(struct ena_adapter *a);
 
-/* the largest MTU the device takes (ETH_DATA_LEN when it names none) */
+u32 ena_rx_buf_len(bool xdp);
+
+/**
+ * ena_dev_max_mtu() - the largest MTU the device takes
+ * @a: the adapter
+ *
+ * What the device names (ETH_DATA_LEN when it names none), and no more
+ * than a frame that fits the RX buffers one frame may fill (max_rx_sgl):
+ * the device drops a longer one.
+ */
 static inline u32 ena_dev_max_mtu(const struct ena_adapter *a)
 {
-	return a->max_mtu ? a->max_mtu : ETH_DATA_LEN;
+	u32 mtu = a->max_mtu ? a->max_mtu : ETH_DATA_LEN;
+
+	if (a->max_rx_sgl)
+		mtu = min(mtu, a->max_rx_sgl * ena_rx_buf_len(false) -
+			       ETH_HLEN - VLAN_HLEN);
+	return mtu;
 }
 
 /* the MTU the attached program allows: the device's, or one buffer's */

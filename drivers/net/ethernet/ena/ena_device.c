@@ -188,7 +188,15 @@ static bool ena_llq_choose(struct ena_adapter *a, const struct ena_feat_llq *f)
 			 (ENA_LLQ_ACCEL_NO_META_CACHE | ENA_LLQ_ACCEL_TX_BURST);
 	c->max_tx_burst = c->accel_flags & ENA_LLQ_ACCEL_TX_BURST ?
 			  le16_to_cpu(f->accel_max_tx_burst) : 0;
-	return c->max_depth >= 2 && c->max_num;
+	if (!c->max_num)
+		return false;
+	/* a ring that cannot hold two of the largest packets would stop */
+	if (c->max_depth < 2 * ena_llq_pkt_slots(c)) {
+		dev_warn(&a->pdev->dev, "LLQ depth %u is below two packets (%u entries): TX descriptors in host memory\n",
+			 c->max_depth, 2 * ena_llq_pkt_slots(c));
+		return false;
+	}
+	return true;
 }
 
 /* the SET LLQ payload of the layout ena_llq_choose() picked */

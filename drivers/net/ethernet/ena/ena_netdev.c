@@ -24,15 +24,8 @@
 
 static void ena_qp_set_slots(struct ena_adapter *a, struct ena_qp *qp)
 {
-	u32 descs = ENA_TX_MAX_DESCS;
-
-	if (!a->llq.enabled)
-		qp->tx.max_slots = descs;
-	else if (descs <= a->llq.descs_before_hdr)
-		qp->tx.max_slots = 1;
-	else
-		qp->tx.max_slots = 1 + DIV_ROUND_UP(descs - a->llq.descs_before_hdr,
-						    a->llq.descs_per_entry);
+	qp->tx.max_slots = a->llq.enabled ? ena_llq_pkt_slots(&a->llq) :
+					    ENA_TX_MAX_DESCS;
 }
 
 static bool open_async;
@@ -717,6 +710,9 @@ void ena_netdev_setup(struct ena_adapter *a)
 
 	nd->min_mtu = ENA_MIN_MTU;
 	nd->max_mtu = ena_dev_max_mtu(a);
+	if (a->max_mtu && nd->max_mtu < a->max_mtu)
+		dev_info(&a->pdev->dev, "MTU at most %u: the device fills at most %u RX buffers with a frame\n",
+			 nd->max_mtu, a->max_rx_sgl);
 	ena_xdp_features(a);
 	if (is_valid_ether_addr(a->mac)) {
 		eth_hw_addr_set(nd, a->mac);

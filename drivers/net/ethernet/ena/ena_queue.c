@@ -81,8 +81,15 @@ static void ena_rx_layout(struct ena_rxq *rx, bool xdp)
 	rx->xdp = xdp;
 	rx->frag_size = xdp ? ENA_XDP_FRAG_SIZE : ENA_RX_FRAG_SIZE;
 	rx->headroom = xdp ? XDP_PACKET_HEADROOM : ENA_RX_HEADROOM;
-	rx->buf_len = rx->frag_size - rx->headroom -
-		      SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	rx->buf_len = ena_rx_buf_len(xdp);
+}
+
+/* the bytes of a frame one RX buffer takes, with or without XDP */
+u32 ena_rx_buf_len(bool xdp)
+{
+	return (xdp ? ENA_XDP_FRAG_SIZE - XDP_PACKET_HEADROOM :
+		      ENA_RX_FRAG_SIZE - ENA_RX_HEADROOM) -
+	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 }
 
 static void ena_txq_free_mem(struct ena_qp *qp, struct ena_txq *tx)
@@ -504,6 +511,14 @@ static int ena_ring_cq_made(struct ena_adapter *a, struct ena_ring_start *r,
 	rc = ena_reg_ptr(a, cq->head_db_offset, &qp->rx.cq_db);
 	if (!rc)
 		rc = ena_reg_ptr(a, cq->unmask_offset, &qp->unmask);
+	/* the pair's vector is unmasked through its RX CQ: without that
+	 * register it would stay masked after its first interrupt
+	 */
+	if (!rc && !qp->unmask) {
+		netdev_err(a->netdev, "queue %u: the device gave no interrupt unmask register\n",
+			   qp->qid);
+		rc = -EINVAL;
+	}
 	return rc;
 }
 
