@@ -25,15 +25,25 @@ void ena_keep_alive(struct ena_adapter *a)
 	WRITE_ONCE(a->last_keep_alive, jiffies);
 }
 
-/* a completion is waiting at the head of the queue's TX or RX CQ */
+/* a completion is waiting at the head of a TX ring's CQ */
+static bool ena_txq_cq_pending(const struct ena_txq *tx)
+{
+	const struct ena_tx_cdesc *tc = &tx->cq[tx->cq_head & (tx->depth - 1)];
+
+	return (READ_ONCE(tc->flags) & ENA_TXC_PHASE) == tx->cq_phase;
+}
+
+/*
+ * A completion is waiting at the head of one of the pair's CQs: TX, RX,
+ * and the XDP TX ring's while it exists (all on the pair's vector).
+ */
 static bool ena_cq_pending(const struct ena_qp *qp)
 {
-	const struct ena_tx_cdesc *tc =
-		&qp->tx.cq[qp->tx.cq_head & (qp->tx.depth - 1)];
 	const struct ena_rx_cdesc *rc =
 		&qp->rx.cq[qp->rx.cq_head & (qp->rx.depth - 1)];
 
-	return (READ_ONCE(tc->flags) & ENA_TXC_PHASE) == qp->tx.cq_phase ||
+	return ena_txq_cq_pending(&qp->tx) ||
+	       (qp->xdp_tx.depth && ena_txq_cq_pending(&qp->xdp_tx)) ||
 	       FIELD_GET(ENA_RXC_PHASE, le32_to_cpu(READ_ONCE(rc->status))) ==
 	       qp->rx.cq_phase;
 }
@@ -60,20 +70,21 @@ static bool ena_intr_missed(struct ena_qp *qp)
 }
 
 /*
- * Return: the packets of @qp in flight for longer than the missing-TX
- * timeout; each is counted in tx_missed once, when first found.
+ * Return: the packets (@xdp: frames of the XDP TX ring) of @tx in flight
+ * for longer than the missing-TX timeout; each is counted in @qp's
+ * tx_missed once, when first found.
  */
-static u32 ena_tx_missed(struct ena_adapter *a, struct ena_qp *qp)
+static u32 ena_txq_missed(struct ena_adapter *a, struct ena_qp *qp,
+			  struct ena_txq *tx, bool xdp)
 {
 	unsigned long late = jiffies - msecs_to_jiffies(a->missed_tx_ms);
-	struct ena_txq *tx = &qp->tx;
 	u32 i, missed = 0, fresh = 0;
 
 	for (i = 0; i < tx->depth; i++) {
 		struct ena_tx_buf *b = &tx->bufs[i];
+		bool busy = xdp ? !!READ_ONCE(b->xdpf) : !!READ_ONCE(b->skb);
 
-		if (!READ_ONCE(b->skb) ||
-		    !time_before(READ_ONCE(b->sent), late))
+		if (!busy || !time_before(READ_ONCE(b->sent), late))
 			continue;
 		missed++;
 		if (b->missed)
@@ -81,11 +92,22 @@ static u32 ena_tx_missed(struct ena_adapter *a, struct ena_qp *qp)
 		b->missed = true;
 		if (!fresh++)
 			netdev_notice(a->netdev,
-				      "queue %u: TX req_id %u not completed after %u ms\n",
-				      qp->qid, i, a->missed_tx_ms);
+				      "queue %u: %sTX req_id %u not completed after %u ms\n",
+				      qp->qid, xdp ? "XDP " : "", i,
+				      a->missed_tx_ms);
 	}
 	if (fresh)
 		WRITE_ONCE(qp->stats->tx_missed, qp->stats->tx_missed + fresh);
+	return missed;
+}
+
+/* the packets of @qp's TX ring and XDP TX ring whose completion is late */
+static u32 ena_tx_missed(struct ena_adapter *a, struct ena_qp *qp)
+{
+	u32 missed = ena_txq_missed(a, qp, &qp->tx, false);
+
+	if (qp->xdp_tx.depth)
+		missed += ena_txq_missed(a, qp, &qp->xdp_tx, true);
 	return missed;
 }
 
