@@ -475,6 +475,7 @@ struct ena_adapter {
 
 	/* configuration; changed under RTNL */
 	u32 max_queues;		/* vectors, device, driver cap */
+	u32 avail_queues;	/* of those, what the device offers now */
 	u32 num_queues;		/* configured channels */
 	u32 tx_ring_size;
 	u32 rx_ring_size;

@@ -49,7 +49,7 @@ static void ena_get_channels(struct net_device *nd,
 {
 	struct ena_adapter *a = netdev_priv(nd);
 
-	ch->max_combined = a->max_queues;
+	ch->max_combined = a->avail_queues;
 	ch->combined_count = a->num_queues;
 }
 
@@ -59,9 +59,9 @@ static int ena_set_channels(struct net_device *nd, struct ethtool_channels *ch)
 	int rc;
 
 	if (ch->rx_count || ch->tx_count || ch->other_count ||
-	    !ch->combined_count || ch->combined_count > a->max_queues) {
+	    !ch->combined_count || ch->combined_count > a->avail_queues) {
 		netdev_err(nd, "channels: combined 1..%u only\n",
-			   a->max_queues);
+			   a->avail_queues);
 		return -EINVAL;
 	}
 	if (ena_xdp_on(a) && !ena_xdp_queues_ok(a, ch->combined_count)) {

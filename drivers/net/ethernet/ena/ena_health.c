@@ -234,17 +234,26 @@ void ena_health_start(struct ena_adapter *a)
  * ena_health_stop() - no reset can be queued or run after this returns
  * @a: adapter
  *
- * Marks the adapter removing under the health lock, then cancels the
- * watchdog (which stops re-arming itself) and the reset work.
+ * Marks the adapter removing under the health lock and RTNL, then cancels
+ * the watchdog (which stops re-arming itself) and the reset work.  Not
+ * under RTNL (the reset work takes it).
  */
 void ena_health_stop(struct ena_adapter *a)
 {
 	unsigned long irqf;
 
+	/*
+	 * Under RTNL too: a re-init an RTNL holder started (ethtool -G
+	 * tx-push-buf-len, ena_set_llq_large()) has ended, and a later one
+	 * sees the flag and refuses, before the caller quiesces the
+	 * management vector that such a re-init would arm again.
+	 */
+	rtnl_lock();
 	spin_lock_irqsave(&a->health_lock, irqf);
 	set_bit(ENA_F_REMOVING, &a->flags);
 	clear_bit(ENA_F_LIVE, &a->flags);
 	spin_unlock_irqrestore(&a->health_lock, irqf);
+	rtnl_unlock();
 	cancel_delayed_work_sync(&a->watchdog);
 	cancel_work_sync(&a->reset_work);
 }

@@ -661,6 +661,8 @@ int ena_reconcile(struct ena_adapter *a)
 	}
 	if (a->llq.enabled)
 		maxq = min(maxq, a->llq.max_num);
+	/* what ethtool -l offers from now on */
+	a->avail_queues = max(maxq, 1U);
 	/* an attached XDP program keeps an XDP TX queue per channel */
 	if (ena_xdp_on(a))
 		maxq = min(maxq, ena_xdp_max_channels(a));

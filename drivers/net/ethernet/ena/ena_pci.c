@@ -132,6 +132,7 @@ static void ena_size_queues(struct ena_adapter *a)
 	if (a->llq.enabled)
 		max = min(max, a->llq.max_num);
 	a->max_queues = max(max, 1U);
+	a->avail_queues = a->max_queues;
 
 	a->tx_ring_size = ena_ring_size(a->llq.enabled ?
 					min(a->dev_max_tx_depth,

@@ -89,20 +89,25 @@ int ena_dev_restore(struct ena_adapter *a, enum ena_reset_reason reason)
  * The entry size is fixed when the device is initialised (SET LLQ), so the
  * device is reset and initialised again, as after a reset, with the
  * interface brought down and up around it if it was up.  When the new
- * initialisation fails, the old choice is restored and a recovery reset
- * scheduled.
+ * initialisation fails, the old entry size and ring sizes are restored and
+ * a recovery reset scheduled.
  *
- * Return: 0, or the errno of the initialisation or of the open.
+ * Return: 0, -EBUSY once remove or suspend has begun, or the errno of the
+ * initialisation or of the open.
  */
 int ena_set_llq_large(struct ena_adapter *a, bool large, u32 tx, u32 rx)
 {
 	enum ena_llq_large old = a->llq_large;
+	u32 old_tx = a->tx_ring_size, old_rx = a->rx_ring_size;
 	bool up = test_bit(ENA_F_WANT_UP, &a->flags);
 	int rc;
 
 	ASSERT_RTNL();
 	if (test_bit(ENA_F_DEV_DEAD, &a->flags))
 		return -EIO;
+	/* remove or suspend has quiesced the management vector, or will */
+	if (test_bit(ENA_F_REMOVING, &a->flags))
+		return -EBUSY;
 	a->llq_large = large ? ENA_LLQ_LARGE_ON : ENA_LLQ_LARGE_OFF;
 	a->tx_ring_size = tx;
 	a->rx_ring_size = rx;
@@ -113,6 +118,8 @@ int ena_set_llq_large(struct ena_adapter *a, bool large, u32 tx, u32 rx)
 	rc = ena_dev_restore(a, ENA_RESET_NORMAL);
 	if (rc) {
 		a->llq_large = old;
+		a->tx_ring_size = old_tx;
+		a->rx_ring_size = old_rx;
 		ena_reset_schedule(a, ENA_RESET_NORMAL,
 				   "LLQ entry size change failed");
 		return rc;

@@ -10,9 +10,10 @@
 here=$(cd "$(dirname "$0")" && pwd)
 recover_s=${ENA_RECOVER_S:-15}
 detect_s=${ENA_DETECT_S:-30}
-all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail rx-starve rx-runt bad-db bad-db-async rings-rollback missed-tx missed-irq channels-rollback link-config cq-depth no-unmask llq-tiny rx-sgl xdp-missed-tx"
+all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail rx-starve rx-runt bad-db bad-db-async rings-rollback missed-tx missed-irq channels-rollback link-config cq-depth no-unmask llq-tiny rx-sgl xdp-missed-tx fewer-queues"
 faults=${ENA_FAULTS:-$all}
 faults=${faults//,/ }
+QMAX0=$(model_get ena0 max-queues)   # fewer-queues changes it
 # Faults the stock driver is known not to act on: it never polls DEV_STS, so
 # a fatal status alone goes unnoticed; when DESTROY_SQ fails on close it
 # frees the rings of a queue the device still runs. It looks for a lost
@@ -36,7 +37,9 @@ stock_gaps="fatal destroy-fail rings-rollback missed-irq channels-rollback cq-de
 # run, as its RX buffer size differs from ours and the case names ours).
 # xdp-missed-tx needs an XDP program attached at the channel count the
 # in-tree driver takes XDP with; xdp.sh covers its XDP (not run here).
-stock_skip="bad-db bad-db-async rx-len no-unmask llq-tiny rx-sgl xdp-missed-tx"
+# fewer-queues resets through a fatal DEV_STS, which the stock driver does
+# not poll (see stock_gaps).
+stock_skip="bad-db bad-db-async rx-len no-unmask llq-tiny rx-sgl xdp-missed-tx fewer-queues"
 # The reason our driver gives (DEV_CTL bits 31:28, as the in-tree names go)
 # in the first device reset after each fault that leads to one; the model
 # records the reason of every reset (reset-reasons). 1 keep-alive timeout,
@@ -46,7 +49,7 @@ stock_skip="bad-db bad-db-async rx-len no-unmask llq-tiny rx-sgl xdp-missed-tx"
 # DEV_STS), 14 missing interrupt. Other faults' resets, and every reset of
 # the stock driver, are printed only.
 declare -A want_reason=([keepalive]=1 [drop]=2 [malformed-id]=8 [fatal]=13
-	[missed-tx]=3 [xdp-missed-tx]=3 [rx-reqid]=4 [tx-reqid]=5 [rx-len]=6 [missed-irq]=14)
+	[missed-tx]=3 [xdp-missed-tx]=3 [fewer-queues]=13 [rx-reqid]=4 [tx-reqid]=5 [rx-len]=6 [missed-irq]=14)
 
 # expect NAME CMD...: ktap_check, but an expected failure for a stock gap
 expect() {
@@ -64,7 +67,7 @@ clear_faults() {
 	# a monitor round trip under TCG, and this runs three times a fault
 	local k args=(keepalive-ms 1000 fault-status-opcode -1 fault-status-feature -1 fault-fatal false
 		fault-drop-next 0 fault-malformed 0 hint-missing-tx-ms 0 hint-missed-tx 0
-		llq-max-depth 0 max-rx-sgl 32)
+		llq-max-depth 0 max-rx-sgl 32 max-queues "$QMAX0")
 	for k in rx-bad-reqid rx-bad-len tx-bad-reqid status-after status-times rx-runt bad-db \
 		tx-swallow io-irq-drop cq-depth cq-no-unmask; do
 		args+=("fault-$k" 0)
@@ -304,6 +307,20 @@ xdp_missed_tx() {
 	sysctl -qw "net.ipv6.conf.$A.disable_ipv6=0"
 	[ $rc = 0 ] && [ "$n" -ge 1 ]
 }
+# fewer_queues: the device comes back from a reset with one queue pair:
+# ethtool -l must offer 1 from then on, and -L combined 2 be refused
+fewer_queues() {
+	local max rc=0
+	model_set_many ena0 max-queues 1 fault-fatal true >/dev/null
+	wait_reset "$r0" || rc=1
+	model_set ena0 fault-fatal false >/dev/null
+	wait_carrier "$A" 30 || rc=1
+	max=$(chan Pre-set)
+	echo "after the reset: max combined $max, combined $(chan Current)"
+	[ "$max" = 1 ] || rc=1
+	if ethtool -L "$A" combined 2 2>/dev/null; then echo "-L combined 2 taken"; rc=1; fi
+	return $rc
+}
 # missed_irq: one IO interrupt is lost (the vector stays masked in the
 # device): the waiting completions are seen and the device reset
 missed_irq() {
@@ -407,6 +424,8 @@ for f in $faults; do
 		expect "$f: -G failing on the second queue changes no queue, a retry works" rings_rollback;;
 	missed-tx)
 		ktap_check "$f: TX completions that never come are counted and lead to a reset" missed_tx;;
+	fewer-queues)
+		ktap_check "$f: a device back with one queue pair: ethtool -l offers 1, -L 2 refused" fewer_queues;;
 	xdp-missed-tx)
 		ktap_check "$f: XDP_TX completions that never come are counted and lead to a reset" xdp_missed_tx;;
 	channels-rollback)

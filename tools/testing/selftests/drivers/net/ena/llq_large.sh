@@ -61,7 +61,7 @@ vxlan_tcp() {
 }
 big_ping() { ping -q -c 3 -i 0.2 -W 2 -s 1400 10.77.0.2 >/dev/null; }
 
-ktap_header 11
+ktap_header 13
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r)"
 setup() { ena_load && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" && ping_ok; }
@@ -99,6 +99,7 @@ if [ -n "$why" ]; then
 		"large entries: 8 MiB over TCP intact" "large entries: TCP in VXLAN intact" \
 		"tx-push-buf-len 100 refused" \
 		"tx-push-buf-len 96 back, ping" "128-byte entries: TCP in VXLAN intact" \
+		"a failed switch changes no ring" "unbind during switches" \
 		"the device recommends 256-byte entries: a fresh load takes them"; do
 		ktap_skip "$t" "$why"
 	done
@@ -117,6 +118,70 @@ else
 	back() { push_len 96 && [ "$(push_len)" = 96 ] && wait_carrier "$A" && ping_ok && big_ping; }
 	ktap_check "tx-push-buf-len 96 back, ping" back
 	ktap_check "128-byte entries: TCP in VXLAN intact (116-byte headers)" vxlan_tcp
+	# a switch whose re-init fails (the device refuses the LLQ feature
+	# once) leaves the entry size and every ring size as they were, and
+	# the recovery reset brings the interface back with them (the TX ring
+	# at the 128-byte maximum, which 256-byte entries would have halved)
+	rollback() {
+		local before after r0 rc=0
+		ethtool -G "$A" tx "${tx_before%% *}" && wait_carrier "$A" || return 1
+		before="$(push_len) $(tx_rings)"
+		r0=$(model_get ena0 stat-resets)
+		model_set_many ena0 fault-status-times 1 fault-status-feature 4 >/dev/null
+		if push_len 224 >/dev/null 2>&1; then echo "224 taken although the LLQ feature failed"; rc=1; fi
+		model_set_many ena0 fault-status-feature -1 fault-status-times 0 >/dev/null
+		wait_model_reset "$((r0 + 1))" 30 >/dev/null
+		wait_carrier "$A" 30 || rc=1
+		after="$(push_len) $(tx_rings)"
+		echo "tx-push-buf-len, TX max/current before: $before; after the failed switch and the recovery: $after"
+		[ $rc = 0 ] && [ "$after" = "$before" ] && ping_ok
+	}
+	if is_ours; then
+		ktap_check "a failed switch to 224 changes no ring: entry size and TX ring as before after the recovery" rollback
+	else
+		ktap_skip "a failed switch changes no ring" "our driver's re-init path"
+	fi
+	# unbind while entry-size switches (each a device re-init under RTNL)
+	# run back to back: remove quiesces the management vector, and a
+	# switch in flight must not arm it again (admin commands would then
+	# wait for an interrupt that never comes, 100 ms each): every unbind
+	# ends in a bounded time, and the kernel log shows no unbalanced IRQ
+	# rebound BDF: A is the interface of BDF again, addressed and up
+	rebound() {
+		local j
+		for ((j = 0; j < 50; j++)); do
+			A=$(basename /sys/bus/pci/devices/"$1"/net/* 2>/dev/null)
+			[ -e "/sys/class/net/$A" ] && break
+			sleep 0.1
+		done
+		ip addr add 10.77.0.1/24 dev "$A" && ip addr add fd77::1/64 dev "$A" nodad &&
+			ip link set "$A" up && wait_carrier "$A"
+	}
+	unbind_race() {
+		local bdf i pid t0 ms worst=0 rc=0 d
+		d=$(($(dmesg_lines) + 1))
+		for ((i = 0; i < 4; i++)); do
+			bdf=$(ena_bdf "$A")
+			( while :; do push_len 224; push_len 96; done ) >/dev/null 2>&1 &
+			pid=$!
+			sleep 0.$((3 + RANDOM % 7))
+			t0=$(date +%s%N)
+			echo "$bdf" > /sys/bus/pci/drivers/ena/unbind
+			ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+			kill "$pid"; wait "$pid" 2>/dev/null
+			[ "$ms" -gt "$worst" ] && worst=$ms
+			echo "$bdf" > /sys/bus/pci/drivers/ena/bind || { rc=1; break; }
+			rebound "$bdf" || { rc=1; break; }
+		done
+		echo "unbind during switches: $i rounds, slowest $worst ms"
+		dmesg | tail -n +"$d" | grep -E 'Unbalanced enable|irq [0-9]+: nobody' && rc=1
+		[ $rc = 0 ] && [ "$worst" -lt 1500 ] && ping_ok
+	}
+	if is_ours; then
+		ktap_check "unbind during tx-push-buf-len switches: each unbind bounded, no unbalanced IRQ" unbind_race
+	else
+		ktap_skip "unbind during switches" "our driver's re-init path"
+	fi
 	recommended() {
 		local n
 		ip link del ena-vx0 2>/dev/null
