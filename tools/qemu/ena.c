@@ -270,6 +270,7 @@ static void ena_llq_write(void *opaque, hwaddr addr, uint64_t val,
                         "", addr);
         return;
     }
+    ena_llq_written(s, sq, off, size);
     stn_le_p(sq->llq + off, size, val);
 }
 
@@ -391,9 +392,8 @@ static void ena_set_tx_hold(Object *obj, bool val, Error **errp)
         return;
     }
     for (i = 0; s->sqs && i < s->qcap; i++) {
-        if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_TX &&
-            s->sqs[i].tail != s->sqs[i].head) {
-            ena_tx_serve(s, i);
+        if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_TX) {
+            ena_tx_kick(s, i);
         }
     }
 }
@@ -849,6 +849,8 @@ static void ena_instance_init(Object *obj)
     s->llq_accel = ENAHW_LLQ_ACCEL_ALL;
     s->llq_max_burst = ENA_LLQ_BURST_BYTES;
     s->intr_delay_res = 1;
+    s->tx_delay_us = ENA_TX_DELAY_US;
+    s->tx_reorder = true;
 
     ena_add_u32(obj, "max-queues", &s->max_queues, ena_set_max_queues);
     object_property_add_bool(obj, "llq", ena_get_llq, ena_set_llq);
@@ -890,6 +892,9 @@ static void ena_instance_init(Object *obj)
     object_property_add_bool(obj, "fault-aenq-fatal", ena_get_false,
                              ena_set_aenq_fatal);
     object_property_add_bool(obj, "tx-hold", ena_get_tx_hold, ena_set_tx_hold);
+    ena_add_u32_range(obj, "tx-completion-delay-us", &s->tx_delay_us, 0,
+                      1000000);
+    ena_add_flag(obj, "tx-completion-reorder", &s->tx_reorder);
     ena_add_u32(obj, "fault-rx-bad-reqid", &s->fault_rx_bad_reqid, NULL);
     ena_add_u32(obj, "fault-rx-bad-len", &s->fault_rx_bad_len, NULL);
     ena_add_u32(obj, "fault-tx-bad-reqid", &s->fault_tx_bad_reqid, NULL);
@@ -958,6 +963,14 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-tx-over-sgl", &s->st.tx_over_sgl);
     ena_add_stat(obj, "stat-tx-no-meta", &s->st.tx_no_meta);
     ena_add_stat(obj, "stat-llq-burst-over", &s->st.llq_burst_over);
+    ena_add_stat(obj, "stat-llq-overwrite", &s->st.llq_overwrite);
+    ena_add_stat(obj, "stat-tx-bad-offload", &s->st.tx_bad_offload);
+    ena_add_stat(obj, "stat-tx-no-first", &s->st.tx_no_first);
+    ena_add_stat(obj, "stat-tx-over-mtu", &s->st.tx_over_mtu);
+    ena_add_stat(obj, "stat-tx-deferred", &s->st.tx_deferred);
+    ena_add_stat(obj, "stat-tx-reordered", &s->st.tx_reordered);
+    ena_add_stat(obj, "stat-rx-over-mtu", &s->st.rx_over_mtu);
+    ena_add_stat(obj, "stat-rx-desc-rewritten", &s->st.rx_desc_rewritten);
     ena_add_stat(obj, "stat-rx-packets", &s->st.rx_packets);
     ena_add_stat(obj, "stat-rx-dropped", &s->st.rx_dropped);
     ena_add_stat(obj, "stat-rx-overruns", &s->st.rx_overruns);

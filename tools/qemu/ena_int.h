@@ -69,6 +69,8 @@ typedef enum EnaErrKind {
 } EnaErrKind;
 #define ENA_ERR_LOG_LINES       50      /* logged per kind, then counted */
 #define ENA_MAX_MTU             9216
+#define ENA_L2_OVERHEAD         18      /* Ethernet header and a VLAN tag */
+#define ENA_TX_DELAY_US         15      /* tx-completion-delay-us default */
 #define ENA_REACT_SAMPLES       4096
 #define ENA_RESET_HISTORY       32      /* reasons kept (reset-reasons) */
 #define ENA_OPCODES             12
@@ -78,6 +80,12 @@ typedef struct EnaVecTimer {
     EnaState *s;
     uint16_t vector;
 } EnaVecTimer;
+
+/* what a TX queue's service timer fires for */
+typedef struct EnaSqTimer {
+    EnaState *s;
+    uint32_t sq;
+} EnaSqTimer;
 
 typedef struct EnaCq {
     bool live;
@@ -100,6 +108,7 @@ typedef struct EnaSq {
     uint32_t head;          /* free-running count of consumed entries */
     uint32_t tail;          /* free-running tail from the doorbell */
     uint8_t *llq;           /* LLQ entries written through BAR2 */
+    uint8_t *llq_taken;     /* LLQ: the entries as the doorbell found them */
     uint32_t llq_entry;     /* LLQ entry size in bytes */
     uint32_t meta_w0;       /* cached TX meta descriptor */
     uint32_t meta_w2;
@@ -107,6 +116,10 @@ typedef struct EnaSq {
     bool rx_filled;         /* RX: half the ring was posted at once */
     bool no_meta_cache;     /* LLQ: each packet brings its meta descriptor */
     uint32_t burst_entries; /* LLQ: entries one doorbell may announce; 0 */
+    uint8_t *rxd;           /* RX: descriptors as each doorbell found them */
+    bool *rxd_ok;           /* ... and whether they were readable and fresh */
+    uint16_t *tx_done;      /* TX: req_ids of one pass, posted at its end */
+    uint32_t tx_ndone;
 } EnaSq;
 
 typedef struct EnaDone {
@@ -128,6 +141,14 @@ typedef struct EnaStats {
     uint64_t tx_over_sgl;       /* packets over max-tx-sgl buffers, dropped */
     uint64_t tx_no_meta;        /* no-meta-cache packets without meta, dropped */
     uint64_t llq_burst_over;    /* doorbells announcing more than a burst */
+    uint64_t llq_overwrite;     /* LLQ entries rewritten before consumed */
+    uint64_t tx_bad_offload;    /* TSO or undeclared checksum asked, dropped */
+    uint64_t tx_no_first;       /* packets not starting with FIRST, dropped */
+    uint64_t tx_over_mtu;       /* frames over the MTU set, dropped */
+    uint64_t tx_deferred;       /* TX passes served by the completion timer */
+    uint64_t tx_reordered;      /* passes whose completions were shuffled */
+    uint64_t rx_over_mtu;       /* received frames over the MTU, dropped */
+    uint64_t rx_desc_rewritten; /* RX descriptors changed after the doorbell */
     uint64_t tx_bytes;
     uint64_t rx_packets;
     uint64_t rx_bytes;
@@ -182,6 +203,9 @@ struct EnaState {
     uint32_t fault_malformed;
     bool fault_fatal;
     bool tx_hold;           /* TX doorbells are taken but not served */
+    uint32_t tx_delay_us;   /* doorbell to TX service; 0: in the write */
+    bool tx_reorder;        /* a pass's completions in a shuffled order */
+    uint64_t tx_rng;        /* xorshift64* state of the shuffle */
     bool rx_overrun_drop;   /* a frame with no RX buffer is dropped */
     uint32_t fault_rx_bad_reqid;
     uint32_t fault_rx_bad_len;
@@ -275,6 +299,8 @@ struct EnaState {
     int64_t *vec_unmask_ns;
     QEMUTimer **vec_timer;
     EnaVecTimer *vec_timer_arg;
+    QEMUTimer **sq_timer;   /* by TX queue: serves it tx_delay_us later */
+    EnaSqTimer *sq_timer_arg;
     uint32_t intr_delay_res;  /* us per delay unit; 0: no moderation */
     uint8_t *tx_frame;
 
@@ -353,6 +379,8 @@ bool ena_can_receive(NetClientState *nc);
 ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size);
 void ena_set_link(NetClientState *nc);
 void ena_tx_serve(EnaState *s, uint32_t idx);
+void ena_tx_kick(EnaState *s, uint32_t idx);
+void ena_llq_written(EnaState *s, EnaSq *sq, size_t off, unsigned size);
 void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val);
 void ena_cq_unmask(EnaState *s, uint32_t idx, uint32_t val);
 EnaSq *ena_llq_locate(EnaState *s, hwaddr addr, unsigned size,

@@ -156,6 +156,8 @@ static void ena_io_moder_cb(void *opaque)
 }
 
 /* Per-vector state: mask, pending, moderation */
+static void ena_tx_timer_cb(void *opaque);
+
 void ena_io_vec_init(EnaState *s)
 {
     uint32_t i;
@@ -175,6 +177,16 @@ void ena_io_vec_init(EnaState *s)
         s->vec_timer[i] = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_io_moder_cb,
                                        &s->vec_timer_arg[i]);
     }
+    /* TX queues are the indices below qcap */
+    s->sq_timer = g_new0(QEMUTimer *, s->qcap);
+    s->sq_timer_arg = g_new0(EnaSqTimer, s->qcap);
+    for (i = 0; i < s->qcap; i++) {
+        s->sq_timer_arg[i].s = s;
+        s->sq_timer_arg[i].sq = i;
+        s->sq_timer[i] = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_tx_timer_cb,
+                                      &s->sq_timer_arg[i]);
+    }
+    s->tx_rng = 0x9e3779b97f4a7c15ULL;
 }
 
 void ena_io_vec_fini(EnaState *s)
@@ -184,6 +196,12 @@ void ena_io_vec_fini(EnaState *s)
     for (i = 0; i < s->nr_vectors; i++) {
         timer_free(s->vec_timer[i]);
     }
+    for (i = 0; i < s->qcap; i++) {
+        timer_free(s->sq_timer[i]);
+    }
+    g_free(s->sq_timer);
+    g_free(s->sq_timer_arg);
+    s->sq_timer = NULL;
     g_free(s->vec_timer);
     g_free(s->vec_timer_arg);
     g_free(s->vec_rx_delay);
@@ -209,7 +227,14 @@ static void ena_sq_free(EnaState *s, uint32_t idx)
     if (sq->cq < ena_nsq(s) && s->cqs[sq->cq].sq == (int32_t)idx) {
         s->cqs[sq->cq].sq = -1;
     }
+    if (idx < s->qcap && s->sq_timer) {
+        timer_del(s->sq_timer[idx]);    /* nothing left to serve */
+    }
     g_free(sq->llq);
+    g_free(sq->llq_taken);
+    g_free(sq->rxd);
+    g_free(sq->rxd_ok);
+    g_free(sq->tx_done);
     memset(sq, 0, sizeof(*sq));
 }
 
@@ -375,6 +400,13 @@ uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         if (s->llq_accel_on & ENAHW_LLQ_ACCEL_TX_BURST) {
             sq->burst_entries = MAX(s->llq_max_burst / sq->llq_entry, 1);
         }
+        sq->llq_taken = g_malloc0((size_t)depth * sq->llq_entry);
+    }
+    if (dir == ENAHW_DIR_TX) {
+        sq->tx_done = g_new(uint16_t, depth);
+    } else {
+        sq->rxd = g_malloc0((size_t)depth * ENAHW_RXD_SIZE);
+        sq->rxd_ok = g_new0(bool, depth);
     }
     s->cqs[cq_idx].sq = i;
     s->st.queues_created++;
@@ -448,9 +480,13 @@ typedef struct EnaTxPkt {
     uint32_t ndesc;
     uint32_t nbuf;      /* descriptors with data */
     bool meta;          /* the packet brought a meta descriptor */
+    bool no_first;      /* its first descriptor lacks FIRST */
 } EnaTxPkt;
 
-/* Fill the L4 checksum (and the IPv4 header checksum) the driver asked for. */
+/*
+ * Fill the L4 checksum (and the IPv4 header checksum) the driver asked for:
+ * the partial one, over a field the driver seeded with the pseudo header.
+ */
 static void ena_tx_csum(EnaState *s, EnaSq *sq, uint8_t *f, size_t len,
                         uint32_t w1)
 {
@@ -492,24 +528,8 @@ static void ena_tx_csum(EnaState *s, EnaSq *sq, uint8_t *f, size_t len,
     if (csum_off + 2 > len) {
         return;
     }
-    if (!(w1 & ENAHW_TXD_L4_PARTIAL)) {
-        /* full offload: seed with the pseudo header ourselves */
-        uint8_t ph[40];
-        uint32_t l4len = len - l4off;
-
-        stw_be_p(f + csum_off, 0);
-        if (l3 == ENAHW_L3_IPV4) {
-            memcpy(ph, f + l3off + 12, 8);
-            sum = net_checksum_add(8, ph);
-        } else {
-            memcpy(ph, f + l3off + 8, 32);
-            sum = net_checksum_add(32, ph);
-        }
-        sum += l4len + (l4 == ENAHW_L4_TCP ? 6 : 17);
-        sum += net_checksum_add(l4len, f + l4off);
-    } else {
-        sum = net_checksum_add(len - l4off, f + l4off);
-    }
+    /* partial only (ena_tx_finish() refused the rest): seeded by the driver */
+    sum = net_checksum_add(len - l4off, f + l4off);
     c = net_checksum_finish(sum);
     if (l4 == ENAHW_L4_UDP && c == 0) {
         c = 0xffff;
@@ -526,6 +546,9 @@ static bool ena_tx_desc(EnaState *s, EnaSq *sq, const uint8_t *desc,
     uint32_t blen;
     uint64_t addr;
 
+    if (!p->ndesc && !(w0 & ENAHW_TXD_FIRST)) {
+        p->no_first = true;
+    }
     p->ndesc++;
     if (w0 & ENAHW_TXD_META) {
         p->meta = true;
@@ -596,6 +619,54 @@ static bool ena_tx_post(EnaState *s, EnaSq *sq, uint16_t req_id)
     return true;
 }
 
+static uint64_t ena_tx_rand(EnaState *s)
+{
+    s->tx_rng ^= s->tx_rng >> 12;
+    s->tx_rng ^= s->tx_rng << 25;
+    s->tx_rng ^= s->tx_rng >> 27;
+    return s->tx_rng * 0x2545f4914f6cdd1dULL;
+}
+
+/*
+ * A packet of this service pass is done: its completion now, or, with
+ * tx-completion-reorder, at the pass's end in a shuffled order.  Every
+ * completion of a pass then carries the pass's final sq_head (all of its
+ * descriptors were consumed before any completion was written), which is
+ * what the field means; drivers match completions by req_id.
+ */
+static bool ena_tx_complete(EnaState *s, EnaSq *sq, uint16_t req_id)
+{
+    if (!s->tx_reorder) {
+        return ena_tx_post(s, sq, req_id);
+    }
+    if (sq->tx_ndone < sq->depth) {
+        sq->tx_done[sq->tx_ndone++] = req_id;
+    }
+    return false;
+}
+
+static bool ena_tx_flush(EnaState *s, EnaSq *sq)
+{
+    bool posted = false;
+    uint32_t i, j;
+    uint16_t t;
+
+    if (sq->tx_ndone > 1) {
+        for (i = sq->tx_ndone - 1; i > 0; i--) {
+            j = ena_tx_rand(s) % (i + 1);
+            t = sq->tx_done[i];
+            sq->tx_done[i] = sq->tx_done[j];
+            sq->tx_done[j] = t;
+        }
+        s->st.tx_reordered++;
+    }
+    for (i = 0; i < sq->tx_ndone; i++) {
+        posted |= ena_tx_post(s, sq, sq->tx_done[i]);
+    }
+    sq->tx_ndone = 0;
+    return posted;
+}
+
 static void ena_tx_finish(EnaState *s, EnaSq *sq, uint32_t qidx, EnaTxPkt *p)
 {
     NetClientState *nc = qemu_get_queue(s->nic);
@@ -614,12 +685,37 @@ static void ena_tx_finish(EnaState *s, EnaSq *sq, uint32_t qidx, EnaTxPkt *p)
         s->st.tx_no_meta++;
         p->bad = true;
     }
+    if (p->no_first) {
+        ena_guest_error(s, ENA_ERR_TX, "sq %u packet whose first descriptor "
+                        "lacks FIRST", qidx);
+        s->st.tx_no_first++;
+        p->bad = true;
+    }
+    /*
+     * Offloads: the device offers no TSO and only the partial L4 checksum
+     * (the driver seeds the pseudo header); anything else is not sent.
+     */
+    if (p->w1 & ENAHW_TXD_TSO) {
+        ena_guest_error(s, ENA_ERR_TX, "sq %u TSO requested, not offered",
+                        qidx);
+        s->st.tx_bad_offload++;
+        p->bad = true;
+    } else if ((p->w1 & ENAHW_TXD_L4_CSUM) &&
+               !(p->w1 & ENAHW_TXD_L4_PARTIAL)) {
+        ena_guest_error(s, ENA_ERR_TX, "sq %u full L4 checksum requested, "
+                        "only the partial one offered", qidx);
+        s->st.tx_bad_offload++;
+        p->bad = true;
+    }
+    if (!p->bad && p->len > s->mtu + ENA_L2_OVERHEAD) {
+        ena_guest_error(s, ENA_ERR_TX, "sq %u frame of %zu bytes over the "
+                        "MTU %u", qidx, p->len, s->mtu);
+        s->st.tx_over_mtu++;
+        p->bad = true;
+    }
     if (!p->bad && p->len) {
         if (p->w1 & (ENAHW_TXD_L4_CSUM | ENAHW_TXD_L3_CSUM)) {
             ena_tx_csum(s, sq, s->tx_frame, p->len, p->w1);
-        }
-        if (p->w1 & ENAHW_TXD_TSO) {
-            ena_guest_error(s, ENA_ERR_TX, "TSO requested, not offered");
         }
         trace_ena_tx(qidx, p->len);
         s->st.tx_packets++;
@@ -681,10 +777,11 @@ static void ena_tx_host(EnaState *s, EnaSq *sq, uint32_t qidx)
         sq->head = pos;
         ena_tx_finish(s, sq, qidx, &p);
         if (p.comp) {
-            posted |= ena_tx_post(s, sq, p.req_id);
+            posted |= ena_tx_complete(s, sq, p.req_id);
         }
     }
 out:
+    posted |= ena_tx_flush(s, sq);
     if (posted) {
         ena_io_irq(s, &s->cqs[sq->cq]);
     }
@@ -697,7 +794,7 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
     while (sq->tail != sq->head) {
         EnaTxPkt p = { 0 };
         uint32_t e = sq->head, slot = 0, limit = ENAHW_LLQ_DESCS_BEFORE_HDR;
-        uint8_t *entry = sq->llq + (size_t)(e & (sq->depth - 1)) *
+        uint8_t *entry = sq->llq_taken + (size_t)(e & (sq->depth - 1)) *
                          sq->llq_entry;
         uint8_t *first = entry;
         bool done = false, resync = false;
@@ -711,7 +808,7 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
                 if (e == sq->tail) {
                     break;
                 }
-                entry = sq->llq + (size_t)(e & (sq->depth - 1)) *
+                entry = sq->llq_taken + (size_t)(e & (sq->depth - 1)) *
                         sq->llq_entry;
                 slot = 0;
                 limit = sq->llq_entry / 16;
@@ -760,10 +857,11 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
         sq->head = e + 1;
         ena_tx_finish(s, sq, qidx, &p);
         if (p.comp) {
-            posted |= ena_tx_post(s, sq, p.req_id);
+            posted |= ena_tx_complete(s, sq, p.req_id);
         }
     }
 out:
+    posted |= ena_tx_flush(s, sq);
     if (posted) {
         ena_io_irq(s, &s->cqs[sq->cq]);
     }
@@ -1005,6 +1103,26 @@ bool ena_can_receive(NetClientState *nc)
     return false;
 }
 
+/*
+ * A descriptor the device took at its doorbell, used now: the driver must
+ * not have rewritten it in between (it may only after the completion).
+ * The device uses its copy either way.
+ */
+static void ena_rx_check_taken(EnaState *s, EnaSq *sq, uint32_t qidx,
+                               uint32_t pos, const uint8_t *taken)
+{
+    uint8_t now[ENAHW_RXD_SIZE];
+    uint64_t addr = sq->base +
+                    (uint64_t)(pos & (sq->depth - 1)) * ENAHW_RXD_SIZE;
+
+    if (pci_dma_read(PCI_DEVICE(s), addr, now, sizeof(now)) != MEMTX_OK ||
+        memcmp(now, taken, sizeof(now))) {
+        s->st.rx_desc_rewritten++;
+        ena_guest_error(s, ENA_ERR_RX, "RX sq %u desc %u rewritten after "
+                        "its doorbell, before its completion", qidx, pos);
+    }
+}
+
 ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
 {
     EnaState *s = qemu_get_nic_opaque(nc);
@@ -1014,8 +1132,8 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
         uint32_t len;
         uint16_t req_id;
     } bufs[ENA_RX_DESCS_PER_PKT];
-    uint8_t desc[ENAHW_RXD_SIZE];
-    uint32_t qidx, n = 0, i, cap = 0;
+    const uint8_t *desc;
+    uint32_t qidx, n = 0, i, cap = 0, slot;
     size_t off;
     EnaRxInfo ri;
     EnaSq *sq;
@@ -1023,6 +1141,11 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
 
     if (!ena_ready(s) || !size) {
         s->st.rx_dropped++;
+        return size;
+    }
+    if (size > s->mtu + ENA_L2_OVERHEAD) {
+        /* the wire's frame, larger than the MTU the driver set: dropped */
+        s->st.rx_over_mtu++;
         return size;
     }
     ena_rx_classify(s, buf, size, &ri);
@@ -1036,7 +1159,6 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
     /* gather enough posted buffers for the whole frame */
     while (cap < size) {
         uint32_t pos = sq->head + n;
-        uint64_t addr;
 
         if (pos == sq->tail) {
             /*
@@ -1052,16 +1174,14 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
             s->st.rx_dropped++;
             return size;
         }
-        addr = sq->base + (uint64_t)(pos & (sq->depth - 1)) * ENAHW_RXD_SIZE;
-        if (pci_dma_read(pd, addr, desc, sizeof(desc)) != MEMTX_OK ||
-            (desc[ENAHW_RXD_CTRL] & ENAHW_RXD_C_PHASE) !=
-            ena_phase(pos, sq->depth)) {
-            ena_guest_error(s, ENA_ERR_RX,
-                            "RX sq %u desc %u unreadable or stale",
-                            qidx, pos);
+        slot = pos & (sq->depth - 1);
+        desc = sq->rxd + (size_t)slot * ENAHW_RXD_SIZE;
+        if (!sq->rxd_ok[slot]) {
+            /* reported at its doorbell; the queue is stuck until a reset */
             s->st.rx_dropped++;
             return size;
         }
+        ena_rx_check_taken(s, sq, qidx, pos, desc);
         bufs[n].len = lduw_le_p(desc + ENAHW_RXD_LEN) ?: 64 * KiB;
         if (n == 0 && s->fault_rx_runt && size > 8) {
             /* a device that splits the Ethernet header over buffers */
@@ -1154,10 +1274,99 @@ void ena_tx_serve(EnaState *s, uint32_t idx)
     }
 }
 
+static void ena_tx_timer_cb(void *opaque)
+{
+    EnaSqTimer *t = opaque;
+    EnaState *s = t->s;
+
+    if (!s->sqs[t->sq].live || s->tx_hold || !ena_ready(s)) {
+        return;
+    }
+    s->st.tx_deferred++;
+    ena_tx_serve(s, t->sq);
+}
+
+/*
+ * TX work announced on queue @idx: served tx-completion-delay-us later by
+ * the queue's timer (a device fetches and sends after the doorbell, not in
+ * it), or at once with a delay of 0.  A doorbell while the timer runs adds
+ * to the same pass.
+ */
+void ena_tx_kick(EnaState *s, uint32_t idx)
+{
+    EnaSq *sq = &s->sqs[idx];
+
+    if (s->tx_hold || !ena_ready(s) || sq->tail == sq->head) {
+        return;
+    }
+    if (!s->tx_delay_us) {
+        ena_tx_serve(s, idx);
+    } else if (!timer_pending(s->sq_timer[idx])) {
+        timer_mod(s->sq_timer[idx],
+                  ena_now() + (int64_t)s->tx_delay_us * SCALE_US);
+    }
+}
+
+/*
+ * RX descriptors from @from to @to announced: the device takes each one
+ * now (its buffer, length and req_id), as hardware fetches them, and uses
+ * this copy when a frame comes (ena_rx_taken()).
+ */
+static void ena_rx_take(EnaState *s, EnaSq *sq, uint32_t qidx,
+                        uint32_t from, uint32_t to)
+{
+    uint32_t pos;
+
+    for (pos = from; pos != to; pos++) {
+        uint32_t slot = pos & (sq->depth - 1);
+        uint8_t *d = sq->rxd + (size_t)slot * ENAHW_RXD_SIZE;
+        uint64_t addr = sq->base + (uint64_t)slot * ENAHW_RXD_SIZE;
+
+        sq->rxd_ok[slot] =
+            pci_dma_read(PCI_DEVICE(s), addr, d, ENAHW_RXD_SIZE) == MEMTX_OK &&
+            (d[ENAHW_RXD_CTRL] & ENAHW_RXD_C_PHASE) == ena_phase(pos, sq->depth);
+        if (!sq->rxd_ok[slot]) {
+            ena_guest_error(s, ENA_ERR_RX,
+                            "RX sq %u desc %u unreadable or stale at its "
+                            "doorbell", qidx, pos);
+        }
+    }
+}
+
+/* LLQ entries from @from to @to announced: the device takes them now */
+static void ena_llq_take(EnaSq *sq, uint32_t from, uint32_t to)
+{
+    uint32_t pos;
+
+    for (pos = from; pos != to; pos++) {
+        size_t off = (size_t)(pos & (sq->depth - 1)) * sq->llq_entry;
+
+        memcpy(sq->llq_taken + off, sq->llq + off, sq->llq_entry);
+    }
+}
+
+/*
+ * A BAR2 write at @off of @sq's window: an entry announced by a doorbell
+ * and not yet consumed belongs to the device; a driver rewriting it broke
+ * the protocol (the device sends what it took at the doorbell).
+ */
+void ena_llq_written(EnaState *s, EnaSq *sq, size_t off, unsigned size)
+{
+    uint32_t e = off / sq->llq_entry;
+    uint32_t pending = sq->tail - sq->head;
+
+    if (((e - sq->head) & (sq->depth - 1)) < pending) {
+        s->st.llq_overwrite++;
+        ena_guest_error(s, ENA_ERR_LLQ, "LLQ sq %td entry %u rewritten "
+                        "before the device consumed it (head %u tail %u)",
+                        sq - s->sqs, e, sq->head, sq->tail);
+    }
+}
+
 void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
 {
     EnaSq *sq;
-    uint32_t ahead;
+    uint32_t ahead, old_tail;
 
     s->st.io_doorbells++;
     if (idx >= ena_nsq(s) || !s->sqs[idx].live) {
@@ -1180,7 +1389,16 @@ void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
                         " burst %u", idx, (uint16_t)(val - (uint16_t)sq->tail),
                         sq->burst_entries);
     }
+    old_tail = sq->tail;
     sq->tail = sq->head + ahead;
+    /* what this doorbell announces beyond the last one: taken now */
+    if ((int32_t)(sq->tail - old_tail) > 0) {
+        if (sq->dir == ENAHW_DIR_RX) {
+            ena_rx_take(s, sq, idx, old_tail, sq->tail);
+        } else if (sq->llq_taken) {
+            ena_llq_take(sq, old_tail, sq->tail);
+        }
+    }
     if (sq->dir == ENAHW_DIR_RX && ahead >= sq->depth / 2) {
         sq->rx_filled = true;
     }
@@ -1189,8 +1407,8 @@ void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
     }
     if (sq->dir == ENAHW_DIR_RX) {
         qemu_flush_queued_packets(qemu_get_queue(s->nic));
-    } else if (!s->tx_hold) {
-        ena_tx_serve(s, idx);
+    } else {
+        ena_tx_kick(s, idx);
     }
 }
 
