@@ -832,6 +832,7 @@ static void ena_instance_init(Object *obj)
     s->admin_jitter_us = 0;
     s->reset_latency_us = 100;
     s->max_depth = ENA_DEPTH_LIMIT;
+    s->max_mtu = ENA_MAX_MTU;
     s->max_tx_sgl = ENA_PKT_DESCS_MAX / 2;
     s->keepalive_ms = 1000;
     s->fault_status_opcode = -1;
@@ -862,6 +863,8 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "admin-parallel", &s->admin_parallel, NULL);
     ena_add_u32(obj, "reset-latency-us", &s->reset_latency_us, NULL);
     ena_add_u32_range(obj, "max-depth", &s->max_depth, 1, ENA_DEPTH_LIMIT);
+    /* DEVICE_ATTRIBUTES max_mtu and the SET MTU bound, from the next reset */
+    ena_add_u32_range(obj, "max-mtu", &s->max_mtu, 68, ENA_MAX_MTU);
     ena_add_u32_range(obj, "max-tx-sgl", &s->max_tx_sgl, 1,
                       ENA_PKT_DESCS_MAX / 2);
     ena_add_u32(obj, "keepalive-ms", &s->keepalive_ms, ena_set_keepalive);
@@ -876,6 +879,9 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "fault-delay-next-ms", &s->fault_delay_next_ms, NULL);
     ena_add_u32(obj, "fault-malformed", &s->fault_malformed, NULL);
     object_property_add_bool(obj, "fault-fatal", ena_get_fatal, ena_set_fatal);
+    /* a device whose resets do not work: ignored, or never ready again */
+    ena_add_flag(obj, "fault-reset-ignore", &s->fault_reset_ignore);
+    ena_add_flag(obj, "fault-never-ready", &s->fault_never_ready);
     object_property_add_bool(obj, "fault-aenq-fatal", ena_get_false,
                              ena_set_aenq_fatal);
     object_property_add_bool(obj, "tx-hold", ena_get_tx_hold, ena_set_tx_hold);
@@ -1115,6 +1121,7 @@ static int ena_post_load(void *opaque, int version_id)
 
     /* IO queues are not part of the stream: the driver must reset */
     ena_drop_queues(s);
+    s->dev_max_mtu = s->max_mtu;
     return 0;
 }
 

@@ -108,10 +108,15 @@ typedef struct EnaSq {
     uint32_t burst_entries; /* LLQ: entries one doorbell may announce; 0 */
 } EnaSq;
 
+/*
+ * An admin command the device fetched and works on: it is executed, and
+ * its completion posted, when it is due (a DESTROY takes effect then).
+ */
 typedef struct EnaDone {
-    uint8_t cqe[ENAHW_ADMIN_ENTRY_SIZE];
+    uint8_t sqe[ENAHW_ADMIN_ENTRY_SIZE];
     int64_t due;
     uint64_t seq;
+    bool drop;              /* fault-drop-next: no completion is posted */
 } EnaDone;
 
 typedef struct EnaStats {
@@ -176,6 +181,9 @@ struct EnaState {
     uint32_t fault_delay_next_ms;
     uint32_t fault_malformed;
     bool fault_fatal;
+    bool fault_reset_ignore;  /* DEV_CTL resets are ignored */
+    bool fault_never_ready;   /* a reset ends without READY */
+    uint32_t max_mtu;         /* max-mtu: applies at the next reset */
     bool tx_hold;           /* TX doorbells are taken but not served */
     bool rx_overrun_drop;   /* a frame with no RX buffer is dropped */
     uint32_t fault_rx_bad_reqid;
@@ -235,6 +243,7 @@ struct EnaState {
     QEMUTimer *keepalive_timer;
 
     /* device features */
+    uint32_t dev_max_mtu;   /* max-mtu as of the last reset */
     uint32_t aenq_groups;
     bool link_event_pending;
     uint32_t mtu;
@@ -299,6 +308,15 @@ static inline bool ena_ready(EnaState *s)
 {
     return (s->dev_sts & ENAHW_STS_READY) &&
            !(s->dev_sts & ENAHW_STS_RESET_BUSY);
+}
+
+/*
+ * IO queues run while the device is ready and also while a reset is in
+ * progress: a reset stops their DMA only when it completes.
+ */
+static inline bool ena_io_running(EnaState *s)
+{
+    return ena_ready(s) || (s->dev_sts & ENAHW_STS_RESET_BUSY);
 }
 
 /* Phase a producer stamps on the entry with free-running index @idx. */
