@@ -415,6 +415,27 @@ static void ena_set_fatal(Object *obj, bool val, Error **errp)
     }
 }
 
+static bool ena_get_never_ready(Object *obj, Error **errp)
+{
+    return ENA(obj)->fault_never_ready;
+}
+
+/*
+ * fault-never-ready: a reset that completes leaves READY clear.  Clearing
+ * it lets a device stuck that way come back by itself (READY, as at the end
+ * of a reset), since a driver cannot reset a device that is not ready.
+ */
+static void ena_set_never_ready(Object *obj, bool val, Error **errp)
+{
+    EnaState *s = ENA(obj);
+
+    s->fault_never_ready = val;
+    if (!val && !(s->dev_sts & (ENAHW_STS_READY | ENAHW_STS_RESET_BUSY))) {
+        s->dev_sts |= ENAHW_STS_READY;
+        ena_keepalive_arm(s);
+    }
+}
+
 /* fault-aenq-fatal: writing true posts one FATAL_ERROR AENQ event */
 static void ena_set_aenq_fatal(Object *obj, bool val, Error **errp)
 {
@@ -881,7 +902,8 @@ static void ena_instance_init(Object *obj)
     object_property_add_bool(obj, "fault-fatal", ena_get_fatal, ena_set_fatal);
     /* a device whose resets do not work: ignored, or never ready again */
     ena_add_flag(obj, "fault-reset-ignore", &s->fault_reset_ignore);
-    ena_add_flag(obj, "fault-never-ready", &s->fault_never_ready);
+    object_property_add_bool(obj, "fault-never-ready", ena_get_never_ready,
+                             ena_set_never_ready);
     object_property_add_bool(obj, "fault-aenq-fatal", ena_get_false,
                              ena_set_aenq_fatal);
     object_property_add_bool(obj, "tx-hold", ena_get_tx_hold, ena_set_tx_hold);

@@ -335,7 +335,7 @@ static void ena_admin_flush(EnaState *s)
         if (best == UINT32_MAX) {
             break;
         }
-        /* off the list first: executing may reset the admin queue */
+        /* taken off the list before it runs */
         cmd = s->done[best];
         s->done[best] = s->done[--s->done_count];
         ena_admin_run(s, cmd.sqe, cmd.drop);
