@@ -415,6 +415,27 @@ static void ena_set_fatal(Object *obj, bool val, Error **errp)
     }
 }
 
+static bool ena_get_never_ready(Object *obj, Error **errp)
+{
+    return ENA(obj)->fault_never_ready;
+}
+
+/*
+ * fault-never-ready: a reset that completes leaves READY clear.  Clearing
+ * it lets a device stuck that way come back by itself (READY, as at the end
+ * of a reset), since a driver cannot reset a device that is not ready.
+ */
+static void ena_set_never_ready(Object *obj, bool val, Error **errp)
+{
+    EnaState *s = ENA(obj);
+
+    s->fault_never_ready = val;
+    if (!val && !(s->dev_sts & (ENAHW_STS_READY | ENAHW_STS_RESET_BUSY))) {
+        s->dev_sts |= ENAHW_STS_READY;
+        ena_keepalive_arm(s);
+    }
+}
+
 /* fault-aenq-fatal: writing true posts one FATAL_ERROR AENQ event */
 static void ena_set_aenq_fatal(Object *obj, bool val, Error **errp)
 {
@@ -834,6 +855,7 @@ static void ena_instance_init(Object *obj)
     s->max_depth = ENA_DEPTH_LIMIT;
     s->max_tx_depth = ENA_TX_DEPTH_DEFAULT;
     s->max_rx_depth = ENA_DEPTH_LIMIT;
+    s->max_mtu = ENA_MAX_MTU;
     s->max_tx_sgl = ENA_PKT_DESCS_MAX / 2;
     s->max_rx_sgl = ENA_RX_DESCS_PER_PKT;
     s->keepalive_ms = 1000;
@@ -871,6 +893,8 @@ static void ena_instance_init(Object *obj)
                       ENA_DEPTH_LIMIT);
     ena_add_u32_range(obj, "max-rx-depth", &s->max_rx_depth, 1,
                       ENA_DEPTH_LIMIT);
+    /* DEVICE_ATTRIBUTES max_mtu and the SET MTU bound, from the next reset */
+    ena_add_u32_range(obj, "max-mtu", &s->max_mtu, 68, ENA_MAX_MTU);
     ena_add_u32_range(obj, "max-tx-sgl", &s->max_tx_sgl, 1,
                       ENA_PKT_DESCS_MAX / 2);
     ena_add_u32_range(obj, "max-rx-sgl", &s->max_rx_sgl, 1,
@@ -889,6 +913,10 @@ static void ena_instance_init(Object *obj)
     ena_add_u32(obj, "fault-delay-next-ms", &s->fault_delay_next_ms, NULL);
     ena_add_u32(obj, "fault-malformed", &s->fault_malformed, NULL);
     object_property_add_bool(obj, "fault-fatal", ena_get_fatal, ena_set_fatal);
+    /* a device whose resets do not work: ignored, or never ready again */
+    ena_add_flag(obj, "fault-reset-ignore", &s->fault_reset_ignore);
+    object_property_add_bool(obj, "fault-never-ready", ena_get_never_ready,
+                             ena_set_never_ready);
     object_property_add_bool(obj, "fault-aenq-fatal", ena_get_false,
                              ena_set_aenq_fatal);
     object_property_add_bool(obj, "tx-hold", ena_get_tx_hold, ena_set_tx_hold);
@@ -1140,6 +1168,7 @@ static int ena_post_load(void *opaque, int version_id)
 
     /* IO queues are not part of the stream: the driver must reset */
     ena_drop_queues(s);
+    s->dev_max_mtu = s->max_mtu;
     return 0;
 }
 

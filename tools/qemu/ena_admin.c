@@ -172,10 +172,13 @@ void ena_keepalive_cb(void *opaque)
 /* ------------------------------------------------------------------ */
 /* device reset                                                        */
 
-/* Everything the driver set up is forgotten; the device stays in reset. */
-void ena_soft_reset(EnaState *s)
+/*
+ * The admin side of a reset: the admin queue and the commands in it, the
+ * register file and every setting the driver made are forgotten.  The IO
+ * queues are dropped apart (ena_soft_reset(), ena_reset_done_cb()).
+ */
+static void ena_reset_admin(EnaState *s)
 {
-    ena_drop_queues(s);
     timer_del(s->admin_timer);
     s->done_count = 0;
     memset(s->admin_busy, 0, sizeof(s->admin_busy));
@@ -210,19 +213,43 @@ void ena_soft_reset(EnaState *s)
     s->rss_table_set = false;
 }
 
+/* Everything the driver set up is forgotten; the device stays in reset. */
+void ena_soft_reset(EnaState *s)
+{
+    ena_drop_queues(s);
+    ena_reset_admin(s);
+    s->dev_max_mtu = s->max_mtu;
+}
+
+/*
+ * The reset completes: only now do the IO queues stop (until here they ran
+ * on, DMA and interrupts included), and the device reads the settings that
+ * apply from one reset to the next.  With fault-never-ready the reset ends
+ * but READY never comes back.
+ */
 void ena_reset_done_cb(void *opaque)
 {
     EnaState *s = opaque;
 
-    s->dev_sts = ENAHW_STS_READY | ENAHW_STS_RESET_DONE |
+    ena_drop_queues(s);
+    s->dev_max_mtu = s->max_mtu;
+    s->dev_sts = (s->fault_never_ready ? 0 : ENAHW_STS_READY) |
+                 ENAHW_STS_RESET_DONE |
                  (s->fault_fatal ? ENAHW_STS_FATAL : 0);
-    trace_ena_reset_done();
-    ena_keepalive_arm(s);
+    trace_ena_reset_done(!s->fault_never_ready);
+    if (!s->fault_never_ready) {
+        ena_keepalive_arm(s);
+    }
 }
 
 void ena_dev_ctl_write(EnaState *s, uint32_t val)
 {
     s->dev_ctl = val;
+    if (s->fault_reset_ignore) {
+        /* a device that never takes the reset: nothing stops, nothing shows */
+        trace_ena_reset_ignored(val);
+        return;
+    }
     if (val & ENAHW_CTL_RESET) {
         if (!(s->dev_sts & ENAHW_STS_RESET_BUSY)) {
             trace_ena_reset_start(val >> ENAHW_CTL_REASON_SHIFT);
@@ -231,7 +258,8 @@ void ena_dev_ctl_write(EnaState *s, uint32_t val)
                 val >> ENAHW_CTL_REASON_SHIFT;
             ena_fuzz_arm(s);
             timer_del(s->reset_timer);
-            ena_soft_reset(s);
+            /* the IO queues run on until the reset completes */
+            ena_reset_admin(s);
             s->dev_sts = ENAHW_STS_RESET_BUSY |
                          (s->fault_fatal ? ENAHW_STS_FATAL : 0);
         }
@@ -280,10 +308,18 @@ static void ena_acq_post(EnaState *s, uint8_t *cqe)
     ena_mgmt_irq(s);
 }
 
+static void ena_admin_run(EnaState *s, const uint8_t *sqe, bool drop);
+
+/*
+ * Execute the commands that are due, in due-time order (submission order
+ * among equals), each posting its completion as it is done; then arm the
+ * timer for the next one.
+ */
 static void ena_admin_flush(EnaState *s)
 {
     int64_t now = ena_now();
     int64_t next = INT64_MAX;
+    EnaDone cmd;
 
     for (;;) {
         uint32_t i, best = UINT32_MAX;
@@ -299,8 +335,10 @@ static void ena_admin_flush(EnaState *s)
         if (best == UINT32_MAX) {
             break;
         }
-        ena_acq_post(s, s->done[best].cqe);
+        /* taken off the list before it runs */
+        cmd = s->done[best];
         s->done[best] = s->done[--s->done_count];
+        ena_admin_run(s, cmd.sqe, cmd.drop);
     }
     for (uint32_t i = 0; i < s->done_count; i++) {
         next = MIN(next, s->done[i].due);
@@ -340,15 +378,23 @@ static int64_t ena_admin_start(EnaState *s, int64_t delay)
     return start;
 }
 
-static void ena_admin_complete(EnaState *s, uint8_t *cqe)
+/*
+ * A command fetched from the AQ: it is worked on for admin-latency-us
+ * (+ jitter, + a one-shot fault-delay-next-ms) from when an engine is free,
+ * and executed when that time is up (ena_admin_flush()).  Until then it has
+ * no effect: a destroyed queue runs on until its DESTROY completes.
+ */
+static void ena_admin_submit(EnaState *s, const uint8_t *sqe)
 {
     int64_t delay = (int64_t)s->admin_latency_us * SCALE_US;
+    uint16_t cmd_id = lduw_le_p(sqe + ENAHW_SQE_CMD_ID) & ENAHW_CMD_ID_MASK;
+    bool drop = false;
     EnaDone *d;
 
     if (s->fault_drop_next) {
         s->fault_drop_next--;
-        trace_ena_admin_fault("drop", lduw_le_p(cqe + ENAHW_CQE_CMD_ID));
-        return;
+        trace_ena_admin_fault("drop", cmd_id);
+        drop = true;
     }
     if (s->admin_jitter_us) {
         delay += (int64_t)g_random_int_range(0, s->admin_jitter_us + 1) *
@@ -359,11 +405,12 @@ static void ena_admin_complete(EnaState *s, uint8_t *cqe)
         s->fault_delay_next_ms = 0;
     }
     if (s->done_count >= ENA_ADMIN_DEPTH_LIMIT) {
-        ena_acq_post(s, cqe);
+        ena_admin_run(s, sqe, drop);
         return;
     }
     d = &s->done[s->done_count++];
-    memcpy(d->cqe, cqe, sizeof(d->cqe));
+    memcpy(d->sqe, sqe, sizeof(d->sqe));
+    d->drop = drop;
     d->due = ena_admin_start(s, delay) + delay;
     s->st.admin_max_inflight = MAX(s->st.admin_max_inflight, s->done_count);
     d->seq = s->done_seq++;
@@ -474,7 +521,7 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         stl_le_p(r + 20, 48);                   /* virt_addr_width */
         memcpy(r + 24, s->mac_reported_set ? s->mac_reported :
                s->conf.macaddr.a, 6);
-        stl_le_p(r + 32, ENA_MAX_MTU);
+        stl_le_p(r + 32, s->dev_max_mtu);
         return ENAHW_ST_OK;
 
     case ENAHW_F_MAX_QUEUES_EXT:
@@ -675,7 +722,7 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
 
     case ENAHW_F_MTU:
         v = ldl_le_p(d);
-        if (v < 68 || v > ENA_MAX_MTU) {
+        if (v < 68 || v > s->dev_max_mtu) {
             ena_guest_error(s, ENA_ERR_FEATURE, "bad MTU %u", v);
             return ENAHW_ST_ILLEGAL;
         }
@@ -856,7 +903,8 @@ static uint8_t ena_get_stats(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
 /* ------------------------------------------------------------------ */
 /* admin queue                                                         */
 
-static void ena_admin_execute(EnaState *s, const uint8_t *sqe)
+/* A command is done: it takes effect and (unless dropped) completes. */
+static void ena_admin_run(EnaState *s, const uint8_t *sqe, bool drop)
 {
     uint8_t cqe[ENAHW_ADMIN_ENTRY_SIZE] = { 0 };
     uint8_t op = sqe[ENAHW_SQE_OPCODE];
@@ -864,12 +912,7 @@ static void ena_admin_execute(EnaState *s, const uint8_t *sqe)
     bool is_feat = op == ENAHW_OP_GET_FEAT || op == ENAHW_OP_SET_FEAT;
     uint8_t status;
 
-    s->st.admin_cmds++;
-    if (op < ENA_OPCODES) {
-        s->st.admin_by_op[op]++;
-    }
-    trace_ena_admin_cmd(cmd_id, op, is_feat ? sqe[ENAHW_FEAT_ID] : 0);
-
+    trace_ena_admin_run(cmd_id, op);
     if (((s->fault_status_opcode >= 0 && s->fault_status_opcode == op) ||
          (is_feat && s->fault_status_feature >= 0 &&
           s->fault_status_feature == sqe[ENAHW_FEAT_ID])) &&
@@ -909,7 +952,31 @@ static void ena_admin_execute(EnaState *s, const uint8_t *sqe)
     }
     stw_le_p(cqe + ENAHW_CQE_CMD_ID, cmd_id);
     cqe[ENAHW_CQE_STATUS] = status;
-    ena_admin_complete(s, cqe);
+    if (!drop) {
+        ena_acq_post(s, cqe);
+    }
+}
+
+/* A command fetched: counted now, executed when the device is done. */
+static void ena_admin_fetched(EnaState *s, const uint8_t *sqe)
+{
+    uint8_t op = sqe[ENAHW_SQE_OPCODE];
+    uint16_t cmd_id = lduw_le_p(sqe + ENAHW_SQE_CMD_ID) & ENAHW_CMD_ID_MASK;
+    bool is_feat = op == ENAHW_OP_GET_FEAT || op == ENAHW_OP_SET_FEAT;
+
+    s->st.admin_cmds++;
+    if (op < ENA_OPCODES) {
+        s->st.admin_by_op[op]++;
+    }
+    trace_ena_admin_cmd(cmd_id, op, is_feat ? sqe[ENAHW_FEAT_ID] : 0);
+    /*
+     * The first IO queue ends the driver's probe: its reaction samples
+     * are the ones taken before this command's doorbell.
+     */
+    if (op == ENAHW_OP_CREATE_CQ && s->react_probe == UINT32_MAX) {
+        s->react_probe = s->react_db_first;
+    }
+    ena_admin_submit(s, sqe);
 }
 
 /*
@@ -994,7 +1061,7 @@ void ena_aq_doorbell(EnaState *s, uint32_t val)
                             "AQ entry %u has a stale phase", s->aq_head);
         }
         s->aq_head++;
-        ena_admin_execute(s, sqe);
+        ena_admin_fetched(s, sqe);
     }
     ena_admin_flush(s);
 }

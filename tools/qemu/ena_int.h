@@ -122,10 +122,15 @@ typedef struct EnaSq {
     uint32_t tx_ndone;
 } EnaSq;
 
+/*
+ * An admin command the device fetched and works on: it is executed, and
+ * its completion posted, when it is due (a DESTROY takes effect then).
+ */
 typedef struct EnaDone {
-    uint8_t cqe[ENAHW_ADMIN_ENTRY_SIZE];
+    uint8_t sqe[ENAHW_ADMIN_ENTRY_SIZE];
     int64_t due;
     uint64_t seq;
+    bool drop;              /* fault-drop-next: no completion is posted */
 } EnaDone;
 
 typedef struct EnaStats {
@@ -202,6 +207,9 @@ struct EnaState {
     uint32_t fault_delay_next_ms;
     uint32_t fault_malformed;
     bool fault_fatal;
+    bool fault_reset_ignore;  /* DEV_CTL resets are ignored */
+    bool fault_never_ready;   /* a reset ends without READY */
+    uint32_t max_mtu;         /* max-mtu: applies at the next reset */
     bool tx_hold;           /* TX doorbells are taken but not served */
     uint32_t tx_delay_us;   /* doorbell to TX service; 0: in the write */
     bool tx_reorder;        /* a pass's completions in a shuffled order */
@@ -265,6 +273,7 @@ struct EnaState {
     QEMUTimer *keepalive_timer;
 
     /* device features */
+    uint32_t dev_max_mtu;   /* max-mtu as of the last reset */
     uint32_t aenq_groups;
     bool link_event_pending;
     uint32_t mtu;
@@ -331,6 +340,15 @@ static inline bool ena_ready(EnaState *s)
 {
     return (s->dev_sts & ENAHW_STS_READY) &&
            !(s->dev_sts & ENAHW_STS_RESET_BUSY);
+}
+
+/*
+ * IO queues run while the device is ready and also while a reset is in
+ * progress: a reset stops their DMA only when it completes.
+ */
+static inline bool ena_io_running(EnaState *s)
+{
+    return ena_ready(s) || (s->dev_sts & ENAHW_STS_RESET_BUSY);
 }
 
 /* Phase a producer stamps on the entry with free-running index @idx. */

@@ -278,14 +278,6 @@ uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     uint32_t i;
     EnaCq *cq;
 
-    /*
-     * The first IO queue ends the driver's probe: its reaction samples
-     * are the ones taken before this command's doorbell.
-     */
-    if (s->react_probe == UINT32_MAX) {
-        s->react_probe = s->react_db_first;
-    }
-
     if (!ena_pow2_depth(depth, ena_max_depth(s, 0)) || words < 2 || words > 8 ||
         !base || (intr && vector >= s->nr_vectors)) {
         ena_guest_error(s, ENA_ERR_QUEUE,
@@ -1082,7 +1074,7 @@ bool ena_can_receive(NetClientState *nc)
     bool rxq = false, filling = false;
     uint32_t i;
 
-    if (!ena_ready(s) || !s->sqs) {
+    if (!ena_io_running(s) || !s->sqs) {
         return false;
     }
     if (s->rx_overrun_drop) {
@@ -1139,7 +1131,7 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
     EnaSq *sq;
     EnaCq *cq;
 
-    if (!ena_ready(s) || !size) {
+    if (!ena_io_running(s) || !size) {
         s->st.rx_dropped++;
         return size;
     }
@@ -1402,7 +1394,7 @@ void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
     if (sq->dir == ENAHW_DIR_RX && ahead >= sq->depth / 2) {
         sq->rx_filled = true;
     }
-    if (!ena_ready(s)) {
+    if (!ena_io_running(s)) {
         return;
     }
     if (sq->dir == ENAHW_DIR_RX) {

@@ -116,6 +116,7 @@ enum ena_flag {
 	ENA_F_RESET_PENDING,	/* reset work queued and not finished */
 	ENA_F_DEV_DEAD,		/* device must not get admin commands */
 	ENA_F_DEV_QUIESCED,	/* dead device reset: no DMA until re-init */
+	ENA_F_BUS_OFF,		/* bus mastering cleared: reset did not work */
 	ENA_F_RSS_PUSHED,	/* hash function and input sent */
 	ENA_F_LIVE,		/* probe done with setup: resets allowed */
 	ENA_F_NAPI_UNSYNCED,	/* a NAPI was deleted, no grace period since */
@@ -545,6 +546,7 @@ void ena_mmio_program(struct ena_adapter *a);
 void ena_mmio_forget(struct ena_adapter *a);
 void ena_mmio_fini(struct ena_adapter *a);
 int ena_dev_reset(struct ena_adapter *a, enum ena_reset_reason reason);
+void ena_dev_cut_off(struct ena_adapter *a);
 int ena_admin_alloc(struct ena_adapter *a);
 void ena_admin_program(struct ena_adapter *a);
 void ena_admin_free(struct ena_adapter *a);

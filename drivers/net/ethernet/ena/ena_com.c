@@ -192,14 +192,50 @@ static const struct ena_wait_cond ena_sts_cond = {
 };
 
 /**
+ * ena_dev_cut_off() - keep a device that could not be reset off memory
+ * @a: adapter
+ *
+ * For a device that may still run queues (its reset failed) whose memory is
+ * about to be freed: bus mastering is cleared, so none of its DMA reaches
+ * memory any more, and registers are read by plain MMIO reads (a readless
+ * response could not land).  The next successful ena_dev_reset() turns bus
+ * mastering back on.
+ */
+void ena_dev_cut_off(struct ena_adapter *a)
+{
+	pci_clear_master(a->pdev);
+	set_bit(ENA_F_BUS_OFF, &a->flags);
+	ena_mmio_forget(a);
+}
+
+/*
+ * After a reset that completed: a device cut off (ena_dev_cut_off()) gets
+ * bus mastering and readless reads back, now that it runs no queue.
+ */
+static void ena_dev_reconnect(struct ena_adapter *a)
+{
+	if (!test_bit(ENA_F_BUS_OFF, &a->flags))
+		return;
+	pci_set_master(a->pdev);
+	clear_bit(ENA_F_BUS_OFF, &a->flags);
+	if (!(a->pdev->revision & ENA_PCI_REV_NO_READLESS))
+		set_bit(ENA_F_READLESS, &a->flags);
+	ena_mmio_program(a);
+	dev_info(&a->pdev->dev, "device reset: bus mastering on again\n");
+}
+
+/**
  * ena_dev_reset() - reset the device and wait for the handshake
  * @a: adapter
  * @reason: reset reason reported to the device
  *
  * Reprograms the readless response address (a reset forgets it) and learns
- * the reset and admin timeouts from CAPS.
+ * the reset and admin timeouts from CAPS.  A device cut off from memory
+ * (ENA_F_BUS_OFF) is reset with plain register reads and gets bus mastering
+ * back only once the reset completed, since until then its queues may run.
  *
- * Return: 0 or a negative errno (-ETIME when the device did not respond).
+ * Return: 0 or a negative errno (-ETIME when the device did not respond,
+ * -ENODEV when it is not ready before or after the reset).
  */
 int ena_dev_reset(struct ena_adapter *a, enum ena_reset_reason reason)
 {
@@ -226,7 +262,8 @@ int ena_dev_reset(struct ena_adapter *a, enum ena_reset_reason reason)
 
 	ena_reg_write(a, ENA_REG_DEV_CTL, ENA_DEV_CTL_RESET |
 		      FIELD_PREP(ENA_DEV_CTL_REASON, reason));
-	ena_mmio_program(a);
+	if (!test_bit(ENA_F_BUS_OFF, &a->flags))
+		ena_mmio_program(a);
 
 	w.want = ENA_DEV_STS_RESETTING;
 	rc = ena_poll_wait(&a->poll, ENA_WAIT_RESET, &ena_sts_cond, &w,
@@ -238,7 +275,18 @@ int ena_dev_reset(struct ena_adapter *a, enum ena_reset_reason reason)
 	w.want = 0;
 	rc = ena_poll_wait(&a->poll, ENA_WAIT_RESET, &ena_sts_cond, &w,
 			   a->reset_timeout_us);
-	return rc;
+	if (rc)
+		return rc;
+	rc = ena_reg_read(a, ENA_REG_DEV_STS, &sts);
+	if (rc)
+		return rc;
+	if (!(sts & ENA_DEV_STS_READY)) {
+		dev_err(&a->pdev->dev, "device not ready after the reset (DEV_STS 0x%x)\n",
+			sts);
+		return -ENODEV;
+	}
+	ena_dev_reconnect(a);
+	return 0;
 }
 
 /* ---- admin queue ---- */

@@ -179,8 +179,14 @@ static int ena_up_start(struct ena_adapter *a)
 	} else {
 		rc = ena_rss_push(a);
 	}
-	if (!rc && mtu_rc != -EOPNOTSUPP)
-		rc = mtu_rc;
+	/*
+	 * A refused MTU does not keep the interface down (nor does it in
+	 * the in-tree driver): the device keeps the MTU it had, the log says
+	 * which one it refused.
+	 */
+	if (!rc && mtu_rc && mtu_rc != -EOPNOTSUPP)
+		netdev_warn(nd, "device refused MTU %u: %d\n", READ_ONCE(nd->mtu),
+			    mtu_rc);
 	if (rc) {
 		for (q = 0; q < a->num_queues; q++)
 			ena_qp_stop(a, q);
@@ -636,14 +642,38 @@ static netdev_features_t ena_offload_features(const struct ena_adapter *a)
 	return f;
 }
 
+/*
+ * The device's largest MTU may have changed across the reset: the limit
+ * follows it and a larger MTU in use is lowered to it (the queues are
+ * down, so this is no device command; the stack hears of it).
+ */
+static void ena_reconcile_mtu(struct ena_adapter *a)
+{
+	struct net_device *nd = a->netdev;
+	u32 max = ena_xdp_max_mtu(a), old = nd->mtu;
+	int rc;
+
+	WRITE_ONCE(nd->max_mtu, max);
+	if (old <= max)
+		return;
+	rc = dev_set_mtu(nd, max);
+	if (rc)
+		netdev_err(nd, "MTU %u is above the device's maximum %u after the reset, and could not be lowered: %d\n",
+			   old, max, rc);
+	else
+		netdev_warn(nd, "MTU lowered from %u to %u, the device's maximum after the reset\n",
+			    old, max);
+}
+
 /**
  * ena_reconcile() - fit the interface to what the device offers after a reset
  * @a: adapter, after a successful ena_device_init() in the reset work
  *
- * The device may come back with fewer queues, smaller rings, no LLQ or
- * other offloads: the queue count and ring sizes are clamped (the default
- * RSS spread follows), the offload features updated, each change logged.
- * A device whose MAC address changed is refused, as in the in-tree driver.
+ * The device may come back with fewer queues, smaller rings, a smaller
+ * MTU, no LLQ or other offloads: the queue count, ring sizes and MTU are
+ * clamped (the default RSS spread follows), the offload features updated,
+ * each change logged.  A device whose MAC address changed is refused, as
+ * in the in-tree driver.
  *
  * Return: 0, or -EINVAL for a changed MAC address.
  */
@@ -681,6 +711,7 @@ int ena_reconcile(struct ena_adapter *a)
 		a->tx_ring_size = tx;
 		a->rx_ring_size = rx;
 	}
+	ena_reconcile_mtu(a);
 	if ((nd->hw_features & ENA_OFFLOAD_FEATURES) != f) {
 		netdev_warn(nd, "device offloads changed across the reset\n");
 		nd->hw_features = (nd->hw_features & ~ENA_OFFLOAD_FEATURES) | f;

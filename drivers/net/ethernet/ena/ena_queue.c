@@ -337,13 +337,32 @@ static int ena_destroy_cq(struct ena_adapter *a, u16 idx)
 	return ena_admin_exec(a, &cmd, &r);
 }
 
-/* Stop all DMA of a device that can no longer take admin commands */
+/**
+ * ena_dev_quiesce() - stop all DMA of a device that can no longer take
+ * admin commands
+ * @a: adapter
+ *
+ * Once per dead device: reset it.  When the reset fails the device may still
+ * run its queues, so it is cut off from memory (bus mastering off) before
+ * the caller frees anything; the quiesced state is latched only when the
+ * device was proven stopped one way or the other.
+ */
 static void ena_dev_quiesce(struct ena_adapter *a)
 {
-	if (test_and_set_bit(ENA_F_DEV_QUIESCED, &a->flags))
+	int rc;
+
+	if (test_bit(ENA_F_DEV_QUIESCED, &a->flags) ||
+	    test_bit(ENA_F_BUS_OFF, &a->flags))
 		return;
-	if (ena_dev_reset(a, a->reset_reason))
-		dev_err(&a->pdev->dev, "device did not reset before teardown\n");
+	rc = ena_dev_reset(a, a->reset_reason);
+	if (!rc) {
+		set_bit(ENA_F_DEV_QUIESCED, &a->flags);
+		return;
+	}
+	dev_err(&a->pdev->dev,
+		"device did not reset before teardown (%d); bus mastering off\n",
+		rc);
+	ena_dev_cut_off(a);
 }
 
 /**

@@ -148,13 +148,23 @@ static void ena_reset_work(struct work_struct *w)
 
 	ena_mgmt_quiesce(a);
 	rc = ena_dev_restore(a, a->reset_reason);
-
+	/*
+	 * A reset may already be pending again if the up failed on a dead
+	 * device: that flag stays; otherwise the failure is handled as a
+	 * failed reset is.
+	 */
+	clear_bit(ENA_F_RESET_PENDING, &a->flags);
+	if (!rc && test_bit(ENA_F_WANT_UP, &a->flags)) {
+		rc = ena_up(a);
+		if (rc)
+			dev_err(&a->pdev->dev,
+				"interface not restored after reset: %d\n", rc);
+	}
 	if (rc) {
 		a->resets_failed++;
 		again = !a->reset_fail_streak++;
 		WRITE_ONCE(a->reset_retry_at, jiffies + ENA_RESET_RETRY_DELAY);
 		set_bit(ENA_F_DEV_DEAD, &a->flags);
-		clear_bit(ENA_F_RESET_PENDING, &a->flags);
 		if (again)
 			dev_err(&a->pdev->dev,
 				"device reset failed (%d); trying again\n", rc);
@@ -166,13 +176,6 @@ static void ena_reset_work(struct work_struct *w)
 		goto out;
 	}
 	a->reset_fail_streak = 0;
-	clear_bit(ENA_F_RESET_PENDING, &a->flags);
-	if (test_bit(ENA_F_WANT_UP, &a->flags)) {
-		rc = ena_up(a);
-		if (rc)
-			dev_err(&a->pdev->dev,
-				"interface not restored after reset: %d\n", rc);
-	}
 	dev_info(&a->pdev->dev, "device reset done in %lld us\n",
 		 ktime_us_delta(ktime_get(), t0));
 out:
