@@ -338,13 +338,47 @@ static int ena_destroy_cq(struct ena_adapter *a, u16 idx)
 }
 
 /**
+ * ena_qps_fence() - keep the pairs still running off a device about to be
+ * reset
+ * @a: adapter, marked dead (ENA_F_DEV_DEAD); RTNL held
+ *
+ * A poll that began before the device was marked dead may be anywhere up
+ * to its unmask or a doorbell, on another CPU, and the stack may be in an
+ * xmit; once the device is reset either write would name a queue that no
+ * longer exists.  This waits the polls out (later ones see the mark and
+ * leave the vector masked), then closes each TX queue and the XDP TX ring
+ * under their locks, which waits out a transmit under way.  The pair's
+ * own start (after the reset) opens them again.  The pairs being stopped
+ * have all this done already, and ENA_QP_STARTED cleared.
+ */
+static void ena_qps_fence(struct ena_adapter *a)
+{
+	struct ena_qp *qp;
+	u16 q;
+
+	/* the mark before the NAPI state is read; polls read it after theirs */
+	smp_mb();
+	for (q = 0; q < a->max_queues; q++) {
+		qp = &a->qps[q];
+		if (!test_bit(ENA_QP_STARTED, &qp->state))
+			continue;
+		napi_synchronize(&qp->napi);
+		ena_xdp_tx_stop(qp);
+		__netif_tx_lock_bh(qp->tx.ndq);
+		netif_tx_stop_queue(qp->tx.ndq);
+		__netif_tx_unlock_bh(qp->tx.ndq);
+	}
+}
+
+/**
  * ena_dev_quiesce() - stop all DMA of a device that can no longer take
  * admin commands
  * @a: adapter
  *
- * Once per dead device: reset it.  When the reset fails the device may still
- * run its queues, so it is cut off from memory (bus mastering off) before
- * the caller frees anything; the quiesced state is latched only when the
+ * Once per dead device: reset it, once no poll of a pair still running can
+ * touch its queues.  When the reset fails the device may still run its
+ * queues, so it is cut off from memory (bus mastering off) before the
+ * caller frees anything; the quiesced state is latched only when the
  * device was proven stopped one way or the other.
  */
 static void ena_dev_quiesce(struct ena_adapter *a)
@@ -354,6 +388,7 @@ static void ena_dev_quiesce(struct ena_adapter *a)
 	if (test_bit(ENA_F_DEV_QUIESCED, &a->flags) ||
 	    test_bit(ENA_F_BUS_OFF, &a->flags))
 		return;
+	ena_qps_fence(a);
 	rc = ena_dev_reset(a, a->reset_reason);
 	if (!rc) {
 		set_bit(ENA_F_DEV_QUIESCED, &a->flags);

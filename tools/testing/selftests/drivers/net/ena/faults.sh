@@ -10,25 +10,26 @@
 here=$(cd "$(dirname "$0")" && pwd)
 recover_s=${ENA_RECOVER_S:-15}
 detect_s=${ENA_DETECT_S:-30}
-all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail rx-starve rx-runt bad-db bad-db-async rings-rollback missed-tx missed-irq channels-rollback link-config cq-depth no-unmask llq-tiny rx-sgl xdp-missed-tx fewer-queues destroy-late destroy-reset-fail up-fail mtu-shrink never-ready"
+all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail rx-starve rx-runt bad-db bad-db-async rings-rollback missed-tx missed-irq channels-rollback link-config cq-depth no-unmask llq-tiny rx-sgl xdp-missed-tx fewer-queues destroy-late destroy-reset-fail shrink-destroy-fail up-fail mtu-shrink never-ready"
 faults=${ENA_FAULTS:-$all}
 faults=${faults//,/ }
 QMAX0=$(model_get ena0 max-queues)   # fewer-queues changes it
 # Faults the stock driver is known not to act on: it never polls DEV_STS, so
 # a fatal status alone goes unnoticed; when DESTROY_SQ fails on close it
-# frees the rings of a queue the device still runs. It looks for a lost
-# interrupt only before a queue's first one (later, only its TX watchdog
-# may catch one, if that queue's traffic stalls). When -L's new queue
-# cannot be created (CREATE_CQ fails), it reports the new count and the
-# interface passes no traffic (seen on 6.12). It does not compare the depth
-# a CREATE_CQ answer reports with the depth it asked for (read from its
-# source). When the reset after a failed DESTROY fails too, it frees the
-# rings with bus mastering on (DMAR faults, seen on 6.12). It has no handler
-# for a FATAL_ERROR event, so up-fail, mtu-shrink and never-ready do not
-# reset it (seen on 6.12); after a reset it would refuse a device whose largest MTU is
-# below the interface's and not retry a failed bring-up (read from its
-# source). Its result there is reported as xfail.
-stock_gaps="fatal destroy-fail rings-rollback missed-irq channels-rollback cq-depth destroy-reset-fail up-fail mtu-shrink never-ready"
+# frees the rings of a queue the device still runs (destroy-fail,
+# shrink-destroy-fail). It looks for a lost interrupt only before a queue's
+# first one (later, only its TX watchdog may catch one, if that queue's
+# traffic stalls). When -L's new queue cannot be created (CREATE_CQ fails),
+# it reports the new count and the interface passes no traffic (seen on
+# 6.12). It does not compare the depth a CREATE_CQ answer reports with the
+# depth it asked for (read from its source). When the reset after a failed
+# DESTROY fails too, it frees the rings with bus mastering on (DMAR faults,
+# seen on 6.12). It has no handler for a FATAL_ERROR event, so up-fail,
+# mtu-shrink and never-ready do not reset it (seen on 6.12); after a reset
+# it would refuse a device whose largest MTU is below the interface's and
+# not retry a failed bring-up (read from its source). Its result there is
+# reported as xfail.
+stock_gaps="fatal destroy-fail shrink-destroy-fail rings-rollback missed-irq channels-rollback cq-depth destroy-reset-fail up-fail mtu-shrink never-ready"
 # Faults not run for the stock driver, because they crash the guest. It
 # writes to the doorbell offset a CREATE_SQ completion gives, with no bound
 # check (read from its source), and that write would oops the guest. It
@@ -50,11 +51,11 @@ stock_skip="bad-db bad-db-async rx-len no-unmask llq-tiny rx-sgl xdp-missed-tx f
 # records the reason of every reset (reset-reasons). 1 keep-alive timeout,
 # 2 admin timeout, 3 missing TX completions, 4 invalid RX req_id, 5 invalid
 # TX req_id, 6 too many RX descriptors (an impossible RX length), 8 driver
-# invalid state (a malformed admin completion), 13 generic (a fatal
+# invalid state (a malformed admin completion, a failed DESTROY), 13 generic (a fatal
 # DEV_STS), 14 missing interrupt. Other faults' resets, and every reset of
 # the stock driver, are printed only.
 declare -A want_reason=([keepalive]=1 [drop]=2 [malformed-id]=8 [fatal]=13
-	[missed-tx]=3 [xdp-missed-tx]=3 [fewer-queues]=13 [rx-reqid]=4 [tx-reqid]=5 [rx-len]=6 [missed-irq]=14)
+	[missed-tx]=3 [xdp-missed-tx]=3 [fewer-queues]=13 [shrink-destroy-fail]=8 [rx-reqid]=4 [tx-reqid]=5 [rx-len]=6 [missed-irq]=14)
 
 # expect NAME CMD...: ktap_check, but an expected failure for a stock gap
 expect() {
@@ -350,6 +351,43 @@ cut_off() {
 	echo "dma-targets: $t"
 	[[ "$t" == *"bus-master off" ]] || ! grep -qE '(^| )[sc]q[0-9]+ ' <<< "$t"
 }
+# udp_flood SECONDS: datagrams from $A to the peer on 16 sockets (each
+# hashes to its own TX queue) for SECONDS, sends that fail ignored
+udp_flood() {
+	python3 -S -c 'import socket, sys, time
+end = time.monotonic() + float(sys.argv[1])
+socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(16)]
+while time.monotonic() < end:
+    for i, s in enumerate(socks):
+        try:
+            s.sendto(b"x" * 200, ("10.77.0.2", 9000 + i))
+        except OSError:
+            pass' "$1"
+}
+# shrink_destroy_fail: -L (up to 4) -> 1 under TX traffic with every DESTROY_SQ
+# failing: the stop of a removed pair resets the device while the pairs
+# that stay still run; none of them may touch the reset device (a
+# doorbell, an unmask of a queue it no longer has), and a reset brings the
+# interface back at one pair
+shrink_destroy_fail() {
+	local n pid perr
+	n=$(chan Pre-set)
+	[ "$n" -gt 4 ] && n=4
+	[ "$n" -ge 2 ] || { echo "at most $n queue pair: nothing to remove"; return 1; }
+	ethtool -L "$A" combined "$n" || return 1
+	udp_flood 3 & pid=$!
+	sleep 1
+	model_set ena0 fault-status-opcode 2
+	ethtool -L "$A" combined 1
+	echo "-L 1 under a failing DESTROY_SQ: exit $?"
+	model_set ena0 fault-status-opcode -1
+	wait "$pid"
+	wait_reset "$r0" || { echo "no reset after the failed DESTROY"; return 1; }
+	wait_carrier "$A" >/dev/null
+	perr=$(model_get ena0 guest-errors)
+	echo "combined $(chan Current), protocol errors: ${perr:-none}"
+	[ -z "$perr" ] && [ "$(chan Current)" = 1 ]
+}
 # up_again: once the device reset again, $A comes up (an open may fail
 # while the driver still holds the device dead)
 up_again() {
@@ -463,6 +501,8 @@ for f in $faults; do
 		model_set ena0 fault-status-opcode -1
 		ip link set "$A" up
 		wait_carrier "$A" >/dev/null;;
+	shrink-destroy-fail)
+		expect "$f: -L N -> 1 whose DESTROY fails resets the device with no access from the pairs still running" shrink_destroy_fail;;
 	destroy-late)
 		# the first DESTROY of the close completes 5 s late, after the
 		# driver's admin timeout (3 s): the device runs that queue until
