@@ -613,6 +613,54 @@ DP_TESTS = [("tcp1", "TCP, 1 stream", "Mbit/s", "TCP x1"), ("tcp4", "TCP, 4 stre
             ("xdp_drop_1cpu_pps", "XDP_DROP, one vCPU (CPU 1 offline)", "packets/s", "XDP_DROP 1 CPU")]
 
 
+def paired_ratios(recs, test, key):
+    """Per round with both drivers' value of KEY for TEST: ours / stock."""
+    by = defaultdict(dict)
+    for r in recs:
+        if r["test"] == test and r.get(key) is not None and not r.get("failed"):
+            by[r["round"]][r["driver"]] = r[key]
+    return [v["ours"] / v["stock"] for _, v in sorted(by.items())
+            if "ours" in v and "stock" in v and v["stock"]]
+
+
+def paired_ci(ratios, n=4000, seed=1):
+    """Median of the per-round ratios, with the 95% bootstrap interval of
+    that median: whole rounds resampled, so each resample keeps the pairing
+    of the two drivers measured side by side in a round."""
+    import random
+    rnd = random.Random(seed)
+    rs = sorted(med(rnd.choices(ratios, k=len(ratios))) for _ in range(n))
+    return med(ratios), rs[int(0.025 * n)], rs[int(0.975 * n) - 1]
+
+
+# figures where a lower value is the better one (the rest: higher is better)
+LOWER_BETTER = {"rr_us", "irq_per_pkt", "cpu_s_per_gb"}
+
+
+def verdict(key, test, lo, hi):
+    """What an interval of ours / stock says: ours ahead, behind, or no measured difference."""
+    if lo <= 1 <= hi:
+        return "no measured difference"
+    lower = key in LOWER_BETTER or (key == "value" and test in LOWER_BETTER)
+    return "ours ahead" if (hi < 1) == lower else "ours behind"
+
+
+def dp_summary(cells):
+    """The summary sentences, generated from the paired intervals only.
+
+    cells: (figure name, verdict, ratio, lo, hi, n) per figure."""
+    out = []
+    for v in ("ours ahead", "no measured difference", "ours behind"):
+        hit = [f"{name} {r:.2f} ({lo:.2f}..{hi:.2f}, n={n})" for name, vv, r, lo, hi, n in cells if vv == v]
+        if hit:
+            out.append(f"**{v[0].upper() + v[1:]}** on {len(hit)} of {len(cells)} figures: " + "; ".join(hit) + ".")
+    few = [name for name, vv, _, _, _, n in cells if vv == "no measured difference" and n < 10]
+    if few:
+        out.append("Fewer than 10 paired rounds behind an interval that holds 1 (more rounds could "
+                   "still tell the drivers apart): " + ", ".join(few) + ".")
+    return out
+
+
 def dp_derived(r):
     """A datapath record with its derived fields (older raw data carries them)."""
     if "cpu_jiffies" in r:  # /proc/stat's USER_HZ
@@ -662,22 +710,37 @@ def datapath(raw, prefix):
               else "- | -")
         lines.append(f"| {name} | {unit} | {med(s):.4g} | {med(o):.4g} | {ratio:.2f} | {rng(s)} | {rng(o)} "
                      f"| {med(ip_s):.3f} | {med(ip_o):.3f} | {cg} |")
-    lines += ["", "Ratios ours / stock with their 95% bootstrap intervals (the rounds resampled, the",
-              "ratio of medians each time): where an interval holds 1, the run cannot tell the",
-              "drivers apart on that figure.", "",
-              "| test | result | irq/pkt | CPU s/GB |", "|---|---|---|---|"]
+    lines += ["", "Ratios ours / stock, paired: each round measured both drivers side by side, its",
+              "ratio is ours / stock of that round; the figure is the median of the rounds' ratios",
+              "and its 95% bootstrap interval (4000 resamples of whole rounds). Where an interval",
+              "holds 1, the run cannot tell the drivers apart on that figure. n: rounds with both",
+              "drivers measured; failed: measurements that gave no value (stock / ours).", "",
+              "| test | n | failed | result | irq/pkt | CPU s/GB |", "|---|---|---|---|---|---|"]
+    cells = []
 
-    def ci(test, key):
-        xs, ys = vals("ours", test, key), vals("stock", test, key)
-        if len(xs) < 2 or len(ys) < 2 or not med(ys):
+    def ci(test, key, name):
+        rs = paired_ratios(recs, test, key)
+        if len(rs) < 2:
             return "-"
-        lo, hi = boot_ci(xs, ys)
-        return f"{med(xs) / med(ys):.2f} ({lo:.2f}..{hi:.2f})"
-    for test, name, _, _ in DP_TESTS:
+        r, lo, hi = paired_ci(rs)
+        v = verdict(key, test, lo, hi)
+        cells.append((name, v, r, lo, hi, len(rs)))
+        return f"{r:.2f} ({lo:.2f}..{hi:.2f}) {v}"
+
+    def nfail(drv, test):
+        return sum(1 for r in recs if r["driver"] == drv and r["test"] == test and r.get("failed"))
+    for test, name, _, short in DP_TESTS:
         if not vals("stock", test) or not vals("ours", test):
             continue
-        cpu = ci(test, "cpu_s_per_gb") if test.startswith("tcp") or test == "udp64_fixed_pps" else "-"
-        lines.append(f"| {name} | {ci(test, 'value')} | {ci(test, 'irq_per_pkt')} | {cpu} |")
+        n = len(paired_ratios(recs, test, "value"))
+        res = ci(test, "value", short)
+        irq = ci(test, "irq_per_pkt", f"{short} irq/pkt")
+        cpu = (ci(test, "cpu_s_per_gb", f"{short} CPU/GB")
+               if test.startswith("tcp") or test == "udp64_fixed_pps" else "-")
+        lines.append(f"| {name} | {n} | {nfail('stock', test)} / {nfail('ours', test)} | {res} | {irq} | {cpu} |")
+    lines += ["", "Summary (generated from the paired intervals above):"]
+    for sentence in dp_summary(cells):
+        lines += ["", sentence]
     lines += ["", "NAPI behaviour (medians): packets per NAPI poll and IO interrupts per poll, both",
               "devices; the two drivers print the same in-tree counters (`tx_poll`, `unmask_interrupt`).",
               "RX delay/unmask: the mean RX delay (us) the unmasks asked the device for, as the",

@@ -95,7 +95,7 @@ for k in ${BENCH_DP_KERNELS:-6.12}; do
 	: > "$out"
 	snapshot_ko "$rel"
 	echo "bench: datapath on $rel"
-	ENA_KO=$top/$ko BENCH_OUT=$top/$out BENCH_REPS=${BENCH_REPS:-5} \
+	ENA_KO=$top/$ko BENCH_OUT=$top/$out BENCH_REPS=${BENCH_REPS:-10} \
 		tools/testing/vm/run --kernel "$k" --ena 2 --timeout 7200 -- bench/guest-datapath.sh
 	python3 bench/report.py datapath "$out" "bench/results/$dtag"
 	index_run datapath "bench/results/$dtag.md"

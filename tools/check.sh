@@ -97,6 +97,13 @@ else
 	echo "check: scripts parse ($nsh shell, $npy Python)"
 fi
 
+# the bench report's statistics against rounds whose answer is known
+if bt=$(python3 bench/report_test.py 2>&1); then
+	echo "check: bench statistics self-test ok"
+else
+	echo "$bt"; echo "check: bench statistics self-test failed"; rc=1
+fi
+
 kd=$(perl "$lt/scripts/kernel-doc" -none $files 2>&1)
 if [ -n "$kd" ]; then echo "$kd"; echo "check: kernel-doc reports"; rc=1; else echo "check: kernel-doc clean"; fi
 exit $rc

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Self-test of report.py's datapath statistics (run by make check).
+
+Synthetic rounds whose answer is known: the verdicts must follow the
+paired intervals, the pairing must count (rounds that differ a lot from
+each other while ours is 10% ahead in every one of them), and failed
+measurements must be counted, not dropped. Exits non-zero on a mismatch.
+"""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402
+
+
+def rounds(test, stock, ours, failed_ours=()):
+    recs = []
+    for i, (s, o) in enumerate(zip(stock, ours), 1):
+        recs.append({"driver": "stock", "round": i, "test": test, "value": s})
+        if i in failed_ours:
+            recs.append({"driver": "ours", "round": i, "test": test, "failed": True})
+        else:
+            recs.append({"driver": "ours", "round": i, "test": test, "value": o})
+    return recs
+
+
+def verdict_of(recs, test, key="value"):
+    r, lo, hi = report.paired_ci(report.paired_ratios(recs, test, key))
+    return report.verdict(key, test, lo, hi)
+
+
+def main():
+    bad = []
+
+    def expect(what, got, want):
+        if got != want:
+            bad.append(f"{what}: {got!r}, expected {want!r}")
+    # the host's speed swings 3x between rounds; ours is 1.1x stock in each
+    base = [100, 300, 120, 280, 90, 310, 150, 260, 110, 290]
+    recs = rounds("tcp1", base, [b * 1.1 for b in base])
+    expect("paired, ours 10% ahead in every round", verdict_of(recs, "tcp1"), "ours ahead")
+    lo, hi = report.boot_ci([b * 1.1 for b in base], base)
+    expect("the unpaired interval of the same data holds 1", lo <= 1 <= hi, True)
+    recs = rounds("tcp1", base, [b * 0.9 for b in base])
+    expect("throughput 10% lower", verdict_of(recs, "tcp1"), "ours behind")
+    recs = rounds("rr_us", base, [b * 0.9 for b in base])
+    expect("latency 10% lower", verdict_of(recs, "rr_us"), "ours ahead")
+    noise = [1.05, 0.95, 1.02, 0.97, 1.04, 0.96, 1.01, 0.99, 1.03, 0.98]
+    recs = rounds("tcp1", base, [b * x for b, x in zip(base, noise)])
+    expect("ratios around 1", verdict_of(recs, "tcp1"), "no measured difference")
+    recs = rounds("tcp1", base, [b * 1.1 for b in base], failed_ours=(3, 7))
+    expect("pairs with a failed side left out", len(report.paired_ratios(recs, "tcp1", "value")), 8)
+
+    # the whole report: n, failures and the generated summary
+    with tempfile.TemporaryDirectory() as d:
+        raw = os.path.join(d, "raw.jsonl")
+        import json
+        with open(raw, "w") as f:
+            for r in recs:
+                r.update(kernel="k", commit="c")
+                f.write(json.dumps(r) + "\n")
+        report.subprocess.run = lambda *a, **k: None  # no plot
+        report.datapath(raw, os.path.join(d, "out"))
+        md = open(os.path.join(d, "out.md")).read()
+        expect("row with n and failures", "| TCP, 1 stream | 8 | 0 / 2 |" in md, True)
+        expect("generated summary", "**Ours ahead** on 1 of" in md, True)
+    for b in bad:
+        print("report_test: " + b)
+    print(f"report_test: {'FAIL' if bad else 'ok'}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
