@@ -1033,11 +1033,8 @@ static EnaSq *ena_rx_pick(EnaState *s, uint32_t hash, uint32_t *qidx)
     if (s->rss_table_set) {
         uint16_t v = s->rss_table[hash & ((1u << s->rss_table_log) - 1)];
 
+        /* an entry names a completion queue (cq_idx), never an SQ */
         if (v < ena_nsq(s)) {
-            if (s->sqs[v].live && s->sqs[v].dir == ENAHW_DIR_RX) {
-                *qidx = v;
-                return &s->sqs[v];
-            }
             if (s->cqs[v].live && s->cqs[v].sq >= 0 &&
                 s->sqs[s->cqs[v].sq].dir == ENAHW_DIR_RX) {
                 *qidx = s->cqs[v].sq;
