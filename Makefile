@@ -58,8 +58,10 @@ build/%/ena.ko: $(SRC_FILES) FORCE
 	@mkdir -p build/$*/src
 	@tar cf - $(SRC_FILES) | tar xf - -C build/$*/src --touch --keep-newer-files 2>/dev/null || \
 		tar cf - $(SRC_FILES) | tar xf - -C build/$*/src
+	@# a failed build leaves no ena.ko behind: nothing may test an older one
 	$(MAKE) -s -C $(call kdir_of,$*) M=$(TOP)/build/$*/src W=1 \
-		KCFLAGS="$(KCFLAGS) -Werror" -j$(JOBS) modules
+		KCFLAGS="$(KCFLAGS) -Werror" -j$(JOBS) modules || \
+		{ rm -f $@ build/$*/src/$(DRV_DIR)/ena.ko; exit 1; }
 	@cmp -s build/$*/src/$(DRV_DIR)/ena.ko $@ || { cp build/$*/src/$(DRV_DIR)/ena.ko $@.tmp && mv $@.tmp $@; }
 
 setup:
