@@ -19,6 +19,10 @@ cd "$top"
 st=tools/testing/selftests/drivers/net/ena
 drv=${ENA_DRIVER:-ours}
 list=${ENA_TEST_LIST:-$st/tests.list}
+# a correctness run: the guests' checkers stay on (bench/run.sh turns them
+# off for its timings)
+[ "${ENA_VM_CHECKERS:-1}" = 1 ] ||
+	{ echo "async-selftests: ENA_VM_CHECKERS=$ENA_VM_CHECKERS would run the guests without their checkers; unset it" >&2; exit 1; }
 log=${ENA_TEST_LOG_DIR:-build/test-logs}; mkdir -p "$log"
 pass=0 fail=0 skip=0
 tmo=$(sed -n 's/^timeout=//p' "$st/settings" 2>/dev/null); tmo=${tmo:-600}
