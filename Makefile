@@ -2,7 +2,8 @@
 #
 #   make setup   prepare this machine (root, Debian 12): packages, kernels, QEMU
 #   make         build ena.ko for every supported kernel: build/<release>/ena.ko
-#   make check   W=1 -Werror, sparse, coccicheck, checkpatch --strict
+#   make check   W=1 -Werror, sparse, coccicheck, checkpatch --strict, the
+#                harness's own tests (tools/testing/harness/selftest)
 #   make test    make check, then the selftests in guests; ends "N passed, N failed"
 #                (time-bounded loops; at most 45 minutes on a slow machine)
 #   make test-long  the same with full loop counts and the long-only tests
@@ -57,15 +58,19 @@ build/%/ena.ko: $(SRC_FILES) FORCE
 	@mkdir -p build/$*/src
 	@tar cf - $(SRC_FILES) | tar xf - -C build/$*/src --touch --keep-newer-files 2>/dev/null || \
 		tar cf - $(SRC_FILES) | tar xf - -C build/$*/src
+	@# a failed build leaves no ena.ko behind: nothing may test an older one
 	$(MAKE) -s -C $(call kdir_of,$*) M=$(TOP)/build/$*/src W=1 \
-		KCFLAGS="$(KCFLAGS) -Werror" -j$(JOBS) modules
+		KCFLAGS="$(KCFLAGS) -Werror" -j$(JOBS) modules || \
+		{ rm -f $@ build/$*/src/$(DRV_DIR)/ena.ko; exit 1; }
 	@cmp -s build/$*/src/$(DRV_DIR)/ena.ko $@ || { cp build/$*/src/$(DRV_DIR)/ena.ko $@.tmp && mv $@.tmp $@; }
 
 setup:
 	tools/setup.sh
 
+# the static checks, then the harness's own tests (seconds, no guest)
 check: modules
-	tools/check.sh $(RELEASES)
+	@rc=0; tools/check.sh $(RELEASES) || rc=1; \
+	tools/testing/harness/selftest || rc=1; exit $$rc
 
 test:
 	tools/testing/run-tests

@@ -5,16 +5,26 @@
 # async probing first (/sys/module/module/parameters/async_probe, the
 # runtime knob of module.async_probe=1: an insmod/modprobe without
 # async_probe= then probes every device in its own async work).
-#   BENCH_KERNELS ("6.12"), ENA_DRIVER (ours), ENA_TEST_ONLY (all)
-# Ends with "N passed, N failed" over the KTAP lines; logs in build/test-logs/async-*.
+# An entry "a.sh+b.sh" runs both in one guest (run_group.sh), as make test.
+#   BENCH_KERNELS ("6.12"), ENA_DRIVER (ours), ENA_TEST_ONLY (all),
+#   ENA_TEST_LIST (tests.list), ENA_TEST_LOG_DIR (build/test-logs)
+# Ends with "N passed, N failed, N skipped" over the KTAP lines (SKIP and
+# XFAIL are skips; a document short of its plan fails, as in make test);
+# logs in build/test-logs/async-*.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tools/lib.sh"
+. "$top/tools/testing/ktap.sh"
 cd "$top"
 st=tools/testing/selftests/drivers/net/ena
 drv=${ENA_DRIVER:-ours}
-log=build/test-logs; mkdir -p "$log"
-pass=0 fail=0
+list=${ENA_TEST_LIST:-$st/tests.list}
+# a correctness run: the guests' checkers stay on (bench/run.sh turns them
+# off for its timings)
+[ "${ENA_VM_CHECKERS:-1}" = 1 ] ||
+	{ echo "async-selftests: ENA_VM_CHECKERS=$ENA_VM_CHECKERS would run the guests without their checkers; unset it" >&2; exit 1; }
+log=${ENA_TEST_LOG_DIR:-build/test-logs}; mkdir -p "$log"
+pass=0 fail=0 skip=0
 tmo=$(sed -n 's/^timeout=//p' "$st/settings" 2>/dev/null); tmo=${tmo:-600}
 for k in ${BENCH_KERNELS:-6.12}; do
 	while read -r name ndev drivers extra; do
@@ -30,18 +40,18 @@ for k in ${BENCH_KERNELS:-6.12}; do
 			esac
 		done
 		[[ " $tk " == *" $k "* ]] || continue
-		out=$log/async-${name%.*}-$k-$drv.ktap
+		out=$log/async-${name//[.+]/_}-$k-$drv.ktap
 		echo "=== $name [$k, $drv, async probe${extra:+, $extra}]"
 		env "${envs[@]}" ENA_DRIVER="$drv" tools/testing/vm/run --kernel "$k" --ena "$ndev" \
 			--timeout "$tmo" "${ropts[@]}" -- sh -c \
-			'echo 1 > /sys/module/module/parameters/async_probe && exec "$0"' "$top/$st/$name" \
-			> "$out" 2>&1
+			'echo 1 > /sys/module/module/parameters/async_probe && exec "$0" "$@"' \
+			"$top/$st/run_group.sh" ${name//+/ } > "$out" 2>&1
 		rc=$?
-		p=$(grep -cE '^ok [0-9]+ ' "$out"); f=$(grep -cE '^not ok [0-9]+ ' "$out")
-		[ $rc != 0 ] && [ "$f" = 0 ] && f=1
 		grep -E '^(not ok|# Totals)' "$out"
-		pass=$((pass + p)) fail=$((fail + f))
-	done < "$st/tests.list"
+		ktap_count "$out"
+		[ $rc != 0 ] && [ "$ktap_f" = 0 ] && ktap_f=1 && echo "not ok - $name: exit status $rc"
+		pass=$((pass + ktap_p)) fail=$((fail + ktap_f)) skip=$((skip + ktap_s))
+	done < "$list"
 done
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -4,6 +4,8 @@
 #  - sparse (C=2): no report on our files
 #  - coccinelle: the kernel's semantic patches in report mode
 #  - checkpatch --strict, kernel-doc -none on every source file
+# A checker that is missing or fails (sparse, spatch: make setup installs
+# both) is a failure of make check, never a clean result.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tools/lib.sh"
@@ -13,14 +15,22 @@ lt=$ENA_CACHE/linux-tools
 rc=0
 files=$(ls $drv/*.[ch] include/*.h 2>/dev/null)
 
+for tool in sparse spatch; do
+	command -v "$tool" > /dev/null ||
+		{ echo "check: $tool missing (make setup installs it)"; rc=1; }
+done
 for rel in "$@"; do
 	# a cloud flavour builds the same sources as its generic kernel (make
 	# builds it with W=1 -Werror); sparse once per kernel version is enough
 	case $rel in *-cloud-*) [ -z "${KDIR:-}" ] && continue;; esac
 	kdir=${KDIR:-$ENA_CACHE/headers/$rel/usr/src/linux-headers-$rel}
-	out=$(make -s -j"$(nproc)" -C "$kdir" M="$top/build/$rel/src" W=1 C=2 modules 2>&1 |
-		grep -E "(^|/)($drv|include)/" | grep -vE '^\s*(CC|LD|MODPOST|CHECK)|^Skipping BTF')
-	if [ -n "$out" ]; then echo "$out"; echo "check: sparse reports ($rel)"; rc=1; else echo "check: sparse clean ($rel)"; fi
+	all=$(make -s -j"$(nproc)" -C "$kdir" M="$top/build/$rel/src" W=1 C=2 modules 2>&1); mrc=$?
+	out=$(grep -E "(^|/)($drv|include)/" <<< "$all" | grep -vE '^\s*(CC|LD|MODPOST|CHECK)|^Skipping BTF')
+	if [ $mrc != 0 ]; then
+		# sparse missing or dying fails make: never a clean result
+		grep -vE '^Skipping BTF' <<< "$all" | tail -n 20
+		echo "check: sparse run failed ($rel: make C=2 exit status $mrc)"; rc=1
+	elif [ -n "$out" ]; then echo "$out"; echo "check: sparse reports ($rel)"; rc=1; else echo "check: sparse clean ($rel)"; fi
 done
 
 # every CPU: one spatch per semantic patch, each starts slowly
@@ -31,12 +41,37 @@ ccs=$(find "$lt/scripts/coccinelle" -name '*.cocci' | sort | while read -r cocci
 	case $cocci in */tests/*|*/misc/minmax.cocci) continue;; esac
 	echo "$cocci"
 done)
+# semantic patches with OCaml scripts need an OCaml compiler, which the
+# coccinelle package does not pull in: without one they are skipped, by
+# name, on every run (spatch would stop on them: "No OCaml compiler found")
+ocaml_skip=
+if ! command -v ocamlopt > /dev/null && ! command -v ocamlopt.opt > /dev/null; then
+	ocaml_skip=$(grep -l '^@ *\(script\|initialize\|finalize\):ocaml' $ccs 2>/dev/null)
+	[ -z "$ocaml_skip" ] || ccs=$(grep -vxF "$ocaml_skip" <<< "$ccs")
+fi
 n=$(echo "$ccs" | grep -c .)
-res=$(echo "$ccs" | xargs -r -P "$jobs" -I{} timeout 120 spatch --very-quiet -D report --no-show-diff \
-	--sp-file {} --dir $drv -I include --include-headers 2>/dev/null | grep -v '^$')
+# each spatch's errors and exit status are kept: a semantic patch that did
+# not run (spatch missing, a parse error, the timeout) is a failure
+cdir=$(mktemp -d /tmp/ena-check.XXXXXX)
+trap 'rm -rf "$cdir"' EXIT
+res=$(echo "$ccs" | xargs -r -P "$jobs" -I{} sh -c \
+	'e=$1/$(basename "$2"); timeout "$3" spatch --very-quiet -D report --no-show-diff \
+		--sp-file "$2" --dir "$4" -I include --include-headers 2> "$e.err"; r=$?
+	 [ $r = 0 ] || echo "exit status $r$([ $r = 124 ] && echo " (timeout $3 s)")" > "$e.rc"' \
+	cocci "$cdir" {} "${ENA_CHECK_SPATCH_TIMEOUT:-300}" $drv | grep -v '^$')
 crc=0
 [ -n "$res" ] && { echo "$res"; crc=1; rc=1; }
-if [ $crc = 0 ]; then echo "check: coccinelle clean ($n semantic patches)"; else echo "check: coccinelle reports"; fi
+cerr=0
+for e in "$cdir"/*.rc; do
+	[ -e "$e" ] || continue
+	e=${e%.rc}; cerr=$((cerr + 1))
+	[ $cerr -le 10 ] || continue
+	echo "check: spatch failed on ${e##*/}: $(cat "$e.rc")"; tail -n 5 "$e.err" | sed 's/^/  /'
+done
+[ -z "$ocaml_skip" ] || echo "check: coccinelle: SKIP $(echo "$ocaml_skip" | xargs -n1 basename | paste -sd' ') (OCaml scripts, no ocamlopt)"
+if [ $cerr != 0 ] || [ "$n" = 0 ]; then
+	echo "check: coccinelle did not run ($cerr of $n semantic patches failed)"; rc=1
+elif [ $crc = 0 ]; then echo "check: coccinelle clean ($n semantic patches)"; else echo "check: coccinelle reports"; fi
 
 cp_out=$(perl "$lt/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files 2>&1 | grep -vE '^total: 0 errors, 0 warnings, 0 checks')

@@ -99,6 +99,21 @@ wait_reset() { wait_model_reset "$1" "$detect_s"; }
 # an admin command the driver sends while up: SET_FEATURE MTU
 set_mtu() { ip link set "$A" mtu "$1"; }
 fails_cleanly() { ! "$@"; }
+# delay_served MS: an MTU change (to another MTU than the current one, so
+# that the driver sends SET_FEATURE) is served although its completion
+# comes MS ms late, and the model's one-shot delay did fire: the request
+# took at least MS ms and fault-delay-next-ms is back at 0
+delay_served() {
+	local cur mtu t0 ms left
+	cur=$(cat "/sys/class/net/$A/mtu"); mtu=$((cur == 1400 ? 1300 : 1400))
+	t0=${EPOCHREALTIME/./}
+	set_mtu "$mtu" || { echo "MTU $cur -> $mtu failed"; return 1; }
+	ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+	left=$(model_get ena0 fault-delay-next-ms)
+	echo "MTU $cur -> $mtu in $ms ms, fault-delay-next-ms now $left"
+	[ "$left" = 0 ] || { echo "the delay did not fire: no admin command reached the device"; return 1; }
+	[ "$ms" -ge "$1" ] || { echo "served in $ms ms, under the $1 ms delay"; return 1; }
+}
 # no_live_sq: the model runs no submission queue (none left to DMA)
 no_live_sq() {
 	local q end=$((SECONDS + detect_s))
@@ -479,7 +494,7 @@ for f in $faults; do
 		ktap_check "$f: admin timeout leads to a reset" wait_reset "$r0";;
 	delay)
 		model_set ena0 fault-delay-next-ms 300
-		ktap_check "$f: a 300 ms late completion is still served" set_mtu 1400;;
+		ktap_check "$f: a 300 ms late completion is still served" delay_served 300;;
 	status)
 		model_set ena0 fault-status-opcode 9
 		ktap_check "$f: a failing SET_FEATURE fails the request" fails_cleanly set_mtu 1400

@@ -110,10 +110,19 @@ d0=$(dmesg_lines)
 if ! { ena_load && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" && ping_ok; } >/dev/null 2>&1; then
 	ktap_fail "baseline (load, link, ping)"
 else
-	# a configuration other than the defaults
-	{ ethtool -G "$A" rx 512 tx 512 && ip link set "$A" mtu 1400 &&
-		ethtool -X "$A" weight 1 3 && ping_ok; } >/dev/null 2>&1
-	ktap_pass "baseline (load, link, ping; rings 512, MTU 1400, RSS weight 1 3)"
+	# a configuration other than the defaults, read back: a setting that
+	# did not apply would leave the sleeps comparing defaults to defaults
+	c_def=$(config)
+	if { ethtool -G "$A" rx 512 tx 512 && ip link set "$A" mtu 1400 &&
+	     ethtool -X "$A" weight 1 3 && ping_ok; } >/dev/null 2>&1 &&
+	   [ "$(ring Current RX) $(ring Current TX) $(cat "/sys/class/net/$A/mtu")" = "512 512 1400" ] &&
+	   [ "${c_def##*rss }" != "$(config | sed 's/.*rss //')" ]; then
+		ktap_pass "baseline (load, link, ping; rings 512, MTU 1400, RSS weight 1 3)"
+	else
+		ktap_diag "defaults: $c_def"
+		ktap_diag "now:      $(config)"
+		ktap_fail "baseline (load, link, ping; rings 512, MTU 1400, RSS weight 1 3): the settings did not all apply"
+	fi
 fi
 if is_ours; then
 	ktap_check "suspend and resume callbacks (debugfs pm_cycle): config, memory and traffic back, device reset" \
