@@ -52,7 +52,7 @@ pkgs=(build-essential bc flex bison libelf-dev libssl-dev kmod sparse coccinelle
       ninja-build pkg-config libglib2.0-dev libpixman-1-dev libslirp-dev libfdt-dev
       libcap-ng-dev libattr1-dev python3-venv dpkg-dev
       seabios ipxe-qemu qemu-system-data dkms gcc-12 xz-utils linux-source-6.12
-      dwarves python3-docutils iperf3 sockperf kexec-tools)
+      dwarves python3-docutils iperf3 sockperf kexec-tools python3-yaml)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -140,6 +140,42 @@ if [ "$(cat "$lt/.from" 2>/dev/null)" != "$srcball $(stat -c %Y "$srcball")" ]; 
 		'linux-source-6.12/scripts/const_structs.checkpatch' 'linux-source-6.12/scripts/coccinelle/*' \
 		'linux-source-6.12/scripts/kernel-doc'
 	echo "$srcball $(stat -c %Y "$srcball")" > "$lt/.from"
+fi
+
+step "the kernel's own driver selftests (make test's kernel_drv.sh)"
+# tools/testing/selftests/drivers/net of linux-source-6.12, unmodified, with
+# what its Python library imports in a source tree: selftests/net/lib, the
+# YNL library (tools/net/ynl) and its netlink specs
+kst=$ENA_CACHE/kselftest-6.12
+if [ "$(cat "$kst/.from" 2>/dev/null)" != "$srcball $(stat -c %Y "$srcball")" ]; then
+	rm -rf "$kst"; mkdir -p "$kst"
+	tar -C "$kst" --strip-components=1 -xf "$srcball" \
+		linux-source-6.12/tools/testing/selftests/drivers/net \
+		linux-source-6.12/tools/testing/selftests/net/lib \
+		linux-source-6.12/tools/net/ynl \
+		linux-source-6.12/Documentation/netlink/specs
+	echo "$srcball $(stat -c %Y "$srcball")" > "$kst/.from"
+fi
+
+step "a newer ethtool for the kernel's driver selftests (trixie's, extracted)"
+# bookworm's ethtool 6.1 has no --json for -c and -x, which rss_ctx.py
+# uses; trixie's binary runs on bookworm's libc and is only extracted, for
+# kernel_drv.sh (the system keeps its own). A private apt state: the
+# system's sources stay as they are.
+et=$ENA_CACHE/ethtool-trixie
+if [ ! -x "$et/usr/sbin/ethtool" ]; then
+	ax=$ENA_CACHE/apt-trixie
+	mkdir -p "$ax/lists/partial" "$ax/cache/archives/partial" "$ax/deb"
+	echo 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main' \
+		> "$ax/sources.list"
+	ao=(-o "Dir::Etc::SourceList=$ax/sources.list" -o Dir::Etc::SourceParts=/dev/null
+	    -o "Dir::State::Lists=$ax/lists" -o "Dir::Cache=$ax/cache" -o Dir::State::status=/dev/null)
+	apt-get "${ao[@]}" update -q -o Acquire::Retries=3 >/dev/null
+	rm -f "$ax"/deb/*.deb
+	(cd "$ax/deb" && apt-get "${ao[@]}" download ethtool 2>/dev/null)
+	rm -rf "$et"
+	dpkg-deb -x "$ax"/deb/ethtool_*.deb "$et"
+	"$et/usr/sbin/ethtool" --version
 fi
 
 step "QEMU 10.0 source (bookworm-backports)"
