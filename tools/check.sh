@@ -42,8 +42,9 @@ ccs=$(find "$lt/scripts/coccinelle" -name '*.cocci' | sort | while read -r cocci
 	echo "$cocci"
 done)
 # semantic patches with OCaml scripts need an OCaml compiler, which the
-# coccinelle package does not pull in: without one they are skipped, by
-# name, on every run (spatch would stop on them: "No OCaml compiler found")
+# coccinelle package does not pull in (make setup installs ocaml-nox):
+# without one they are skipped, by name, on every run (spatch would stop
+# on them: "No OCaml compiler found")
 ocaml_skip=
 if ! command -v ocamlopt > /dev/null && ! command -v ocamlopt.opt > /dev/null; then
 	ocaml_skip=$(grep -l '^@ *\(script\|initialize\|finalize\):ocaml' $ccs 2>/dev/null)

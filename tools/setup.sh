@@ -52,7 +52,7 @@ pkgs=(build-essential bc flex bison libelf-dev libssl-dev kmod sparse coccinelle
       ninja-build pkg-config libglib2.0-dev libpixman-1-dev libslirp-dev libfdt-dev
       libcap-ng-dev libattr1-dev python3-venv dpkg-dev
       seabios ipxe-qemu qemu-system-data dkms gcc-12 xz-utils linux-source-6.12
-      dwarves python3-docutils iperf3 sockperf kexec-tools python3-yaml)
+      dwarves python3-docutils iperf3 sockperf kexec-tools python3-yaml ocaml-nox)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
