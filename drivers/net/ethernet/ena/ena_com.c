@@ -276,8 +276,8 @@ int ena_dev_reset(struct ena_adapter *a, enum ena_reset_reason reason)
 	a->reset_timeout_us = to ? to * 100 * USEC_PER_MSEC :
 				   ENA_RESET_TIMEOUT_DEFAULT_US;
 	to = FIELD_GET(ENA_CAPS_ADMIN_TO, caps);
-	a->aq.timeout_us = to ? to * 100 * USEC_PER_MSEC :
-				ENA_ADMIN_TIMEOUT_DEFAULT_US;
+	WRITE_ONCE(a->aq.timeout_us, to ? to * 100 * USEC_PER_MSEC :
+					  ENA_ADMIN_TIMEOUT_DEFAULT_US);
 
 	ena_reg_write(a, ENA_REG_DEV_CTL, ena_dev_ctl_reset(a, reason));
 	if (!test_bit(ENA_F_BUS_OFF, &a->flags))
@@ -619,7 +619,7 @@ int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	ena_reg_write(a, ENA_REG_AQ_DB, aq->sq_tail);
 	WRITE_ONCE(aq->submitted, aq->submitted + n);
 	/* a device hint (ena_hints_apply()) may change it at any time */
-	timeout_us = READ_ONCE(timeout_us);
+	timeout_us = READ_ONCE(aq->timeout_us);
 
 	for (k = 0; k < n; k++) {
 		/* the command's name is formatted only for a log line */
