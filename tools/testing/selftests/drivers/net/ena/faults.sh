@@ -498,16 +498,25 @@ hints_keepalive() {
 }
 # aenq_disabled: the device offers no DEVICE_REQUEST_RESET group (set before
 # the load), so no driver enables it: the event is dropped, counted by the
-# device, and nothing resets
+# device, and nothing resets. A WARNING and a CONF_NOTIFICATIONS event
+# (groups ours enables) are only logged and counted: no reset either
 aenq_disabled() {
-	local n0 got
+	local n0 got ev
 	n0=$(model_get ena0 stat-aenq-disabled)
 	got=$(aenq_inject device-request-reset)
 	echo "device-request-reset with the group not enabled: $got"
 	[ "$got" = disabled ] || return 1
 	[ "$(model_get ena0 stat-aenq-disabled)" = $((n0 + 1)) ] || { echo "not counted"; return 1; }
+	for ev in warning:7 conf-notifications:0:5; do
+		echo "$ev: $(aenq_inject "$ev")"
+	done
 	sleep 2
 	[ "$(model_get ena0 stat-resets)" = "$r0" ] || { echo "the device was reset"; return 1; }
+	if is_ours; then
+		echo "aenq_warnings $(eth_stat "$A" aenq_warnings), aenq_conf_notifications $(eth_stat "$A" aenq_conf_notifications)"
+		[ "$(eth_stat "$A" aenq_warnings)" = 1 ] && [ "$(eth_stat "$A" aenq_conf_notifications)" = 1 ] || return 1
+		dmesg | tail -n +"$d0" | grep -q "sub-optimal configuration: 0x5" || { echo "no log line"; return 1; }
+	fi
 	ping_ok
 }
 # admin_irq_lost: admin completions 20 ms after the doorbell (past the
@@ -712,7 +721,7 @@ for f in $faults; do
 	aenq-refresh-caps)
 		expect "$f: REFRESH_CAPABILITIES resets the device, carrier back" reset_asked refresh-capabilities;;
 	aenq-disabled)
-		ktap_check "$f: an event of a group not enabled is dropped and counted by the device, no reaction" aenq_disabled;;
+		ktap_check "$f: an event of a group not enabled is dropped and counted by the device; warnings and configuration notices are logged; no reaction" aenq_disabled;;
 	admin-irq-lost)
 		expect "$f: an admin completion without its interrupt completes; three in a row reset the device" admin_irq_lost;;
 	rx-reqid|rx-len|tx-reqid)
