@@ -67,7 +67,10 @@
 
 /* DEV_CTL / DEV_STS */
 #define ENAHW_CTL_RESET             (1u << 0)
-#define ENAHW_CTL_REASON_SHIFT      28
+#define ENAHW_CTL_REASON_SHIFT      28      /* reason bits 3:0 */
+#define ENAHW_CTL_REASON_EXT_SHIFT  24      /* reason bits 7:4, with the
+                                             * EXTENDED_RESET_REASONS cap */
+#define ENAHW_CTL_REASON_EXT_MASK   (0xfu << ENAHW_CTL_REASON_EXT_SHIFT)
 #define ENAHW_STS_READY             (1u << 0)
 #define ENAHW_STS_RESET_BUSY        (1u << 3)
 #define ENAHW_STS_RESET_DONE        (1u << 4)
@@ -218,6 +221,7 @@ enum {
 #define ENAHW_CAP_ENI_STATS         0
 #define ENAHW_CAP_ENA_SRD_INFO      1
 #define ENAHW_CAP_CUSTOMER_METRICS  2
+#define ENAHW_CAP_EXT_RESET_REASONS 3   /* DEV_CTL reset reason bits 27:24 */
 
 /* customer metric ids (bits of the requested/reported bitmaps) */
 enum {
@@ -248,8 +252,30 @@ enum {
     ENAHW_AEG_WARNING      = 2,
     ENAHW_AEG_NOTIFICATION = 3,
     ENAHW_AEG_KEEP_ALIVE   = 4,
+    ENAHW_AEG_REFRESH_CAPS = 5,
+    ENAHW_AEG_CONF_NOTIFICATIONS = 6,
+    ENAHW_AEG_DEVICE_REQUEST_RESET = 7,
+    ENAHW_AEG_COUNT        = 8,
 };
-#define ENAHW_AEG_SUPPORTED         0x1f
+#define ENAHW_AEG_ALL               0xff
+/* NOTIFICATION syndromes */
+#define ENAHW_AEN_UPDATE_HINTS      2
+/*
+ * HW hints (GET_FEATURE HW_HINTS and the UPDATE_HINTS event's data), u16
+ * each: mmio_read_timeout, driver_watchdog_timeout (keep-alive),
+ * missing_tx_completion_timeout (ms), missed_tx_completion_count_threshold,
+ * admin_completion_tx_timeout (ms), netdev_wd_timeout (ms), max_tx_sgl,
+ * max_rx_sgl; 0 = no hint
+ */
+#define ENAHW_HINT_MMIO_READ_MS     0
+#define ENAHW_HINT_KEEPALIVE_MS     2
+#define ENAHW_HINT_MISSING_TX_MS    4
+#define ENAHW_HINT_MISSED_TX        6
+#define ENAHW_HINT_ADMIN_MS         8
+#define ENAHW_HINT_NETDEV_WD_MS     10
+#define ENAHW_HINT_MAX_TX_SGL       12
+#define ENAHW_HINT_MAX_RX_SGL       14
+#define ENAHW_HINTS_BYTES           32
 
 /* TX descriptor (16 bytes): word 0 */
 #define ENAHW_TXD_LEN_MASK          0xffffu

@@ -22,6 +22,7 @@
 #include "qemu/timer.h"
 #include "qemu/bswap.h"
 #include "qemu/host-utils.h"
+#include "qemu/cutils.h"
 #include "net/net.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pci_device.h"
@@ -443,6 +444,62 @@ static void ena_set_aenq_fatal(Object *obj, bool val, Error **errp)
         error_setg(errp, "fault-aenq-fatal: the driver has not enabled "
                    "the FATAL_ERROR group, or the AENQ is full");
     }
+}
+
+/* AENQ group names aenq-inject takes (numbers 0..7 as well) */
+static const char *const ena_aenq_group_names[ENAHW_AEG_COUNT] = {
+    [ENAHW_AEG_LINK_CHANGE] = "link-change",
+    [ENAHW_AEG_FATAL_ERROR] = "fatal-error",
+    [ENAHW_AEG_WARNING] = "warning",
+    [ENAHW_AEG_NOTIFICATION] = "notification",
+    [ENAHW_AEG_KEEP_ALIVE] = "keep-alive",
+    [ENAHW_AEG_REFRESH_CAPS] = "refresh-capabilities",
+    [ENAHW_AEG_CONF_NOTIFICATIONS] = "conf-notifications",
+    [ENAHW_AEG_DEVICE_REQUEST_RESET] = "device-request-reset",
+};
+
+/*
+ * aenq-inject: writing "GROUP[:SYNDROME[:DATA]]" posts one event of GROUP
+ * (a name above or its number) now; NOTIFICATION:2 (UPDATE_HINTS) carries
+ * the hint-* values.  Reading gives what became of the last one: posted,
+ * disabled, full or not-ready (see ena_aenq_inject()).
+ */
+static char *ena_get_aenq_inject(Object *obj, Error **errp)
+{
+    EnaState *s = ENA(obj);
+
+    return g_strdup(s->aenq_last ? s->aenq_last : "");
+}
+
+static void ena_set_aenq_inject(Object *obj, const char *str, Error **errp)
+{
+    EnaState *s = ENA(obj);
+    g_auto(GStrv) part = g_strsplit(str, ":", 3);
+    uint64_t group = UINT64_MAX, syn = 0, data = 0;
+    int i;
+
+    for (i = 0; part[0] && i < ENAHW_AEG_COUNT; i++) {
+        if (!strcmp(part[0], ena_aenq_group_names[i])) {
+            group = i;
+        }
+    }
+    if (group == UINT64_MAX && part[0] &&
+        (qemu_strtou64(part[0], NULL, 0, &group) || group >= 32)) {
+        group = UINT64_MAX;
+    }
+    if (group == UINT64_MAX ||
+        (part[0] && part[1] &&
+         (qemu_strtou64(part[1], NULL, 0, &syn) || syn > UINT16_MAX)) ||
+        (part[0] && part[1] && part[2] &&
+         qemu_strtou64(part[2], NULL, 0, &data))) {
+        error_setg(errp, "aenq-inject: want GROUP[:SYNDROME[:DATA]], GROUP "
+                   "a number below 32 or one of link-change, fatal-error, "
+                   "warning, notification, keep-alive, "
+                   "refresh-capabilities, conf-notifications, "
+                   "device-request-reset");
+        return;
+    }
+    s->aenq_last = ena_aenq_inject(s, group, syn, data);
 }
 
 static bool ena_get_false(Object *obj, Error **errp)
@@ -873,6 +930,8 @@ static void ena_instance_init(Object *obj)
     s->intr_delay_res = 1;
     s->tx_delay_us = ENA_TX_DELAY_US;
     s->tx_reorder = true;
+    s->aenq_supported = ENAHW_AEG_ALL;
+    s->cap_ext_reset_reasons = true;
 
     ena_add_u32(obj, "max-queues", &s->max_queues, ena_set_max_queues);
     object_property_add_bool(obj, "llq", ena_get_llq, ena_set_llq);
@@ -919,6 +978,20 @@ static void ena_instance_init(Object *obj)
                              ena_set_never_ready);
     object_property_add_bool(obj, "fault-aenq-fatal", ena_get_false,
                              ena_set_aenq_fatal);
+    object_property_add_str(obj, "aenq-inject", ena_get_aenq_inject,
+                            ena_set_aenq_inject);
+    /* AENQ_CONFIG supported_groups, read at the driver's next probe/reset */
+    ena_add_u32_range(obj, "aenq-supported-groups", &s->aenq_supported, 0,
+                      ENAHW_AEG_ALL);
+    ena_add_u32(obj, "fault-admin-irq-lost", &s->fault_admin_irq_lost, NULL);
+    ena_add_u32_range(obj, "hint-keepalive-ms", &s->hint_keepalive_ms, 0,
+                      UINT16_MAX);
+    ena_add_u32_range(obj, "hint-admin-ms", &s->hint_admin_ms, 0,
+                      UINT16_MAX);
+    ena_add_u32_range(obj, "hint-mmio-read-ms", &s->hint_mmio_read_ms, 0,
+                      UINT16_MAX);
+    ena_add_u32_range(obj, "hint-netdev-wd-ms", &s->hint_netdev_wd_ms, 0,
+                      UINT16_MAX);
     object_property_add_bool(obj, "tx-hold", ena_get_tx_hold, ena_set_tx_hold);
     ena_add_u32_range(obj, "tx-completion-delay-us", &s->tx_delay_us, 0,
                       1000000);
@@ -958,6 +1031,7 @@ static void ena_instance_init(Object *obj)
     ena_add_flag(obj, "eni-stats", &s->cap_eni_stats);
     ena_add_flag(obj, "ena-express", &s->cap_ena_srd);
     ena_add_flag(obj, "customer-metrics", &s->cap_customer_metrics);
+    ena_add_flag(obj, "ext-reset-reasons", &s->cap_ext_reset_reasons);
     ena_add_u32(obj, "customer-metrics-mask", &s->cm_mask, ena_set_cm_mask);
     ena_add_value(obj, "eni-bw-in-exceeded",
                   &s->eni_val[ENAHW_CM_BW_IN_EXCEEDED]);
@@ -1005,6 +1079,9 @@ static void ena_instance_init(Object *obj)
     ena_add_stat(obj, "stat-rx-overruns-filling",
                  &s->st.rx_overruns_filling);
     ena_add_stat(obj, "stat-aenq-dropped", &s->st.aenq_dropped);
+    ena_add_stat(obj, "stat-aenq-disabled", &s->st.aenq_disabled);
+    ena_add_stat(obj, "stat-aenq-injected", &s->st.aenq_injected);
+    ena_add_stat(obj, "stat-admin-irqs-lost", &s->st.admin_irqs_lost);
     ena_add_stat(obj, "stat-io-irqs", &s->st.io_irqs);
     ena_add_stat(obj, "stat-io-irqs-held", &s->st.io_irqs_held);
     ena_add_stat(obj, "stat-io-unmasks", &s->st.io_unmasks);

@@ -90,7 +90,13 @@ static bool ena_aenq_post(EnaState *s, uint16_t group, uint16_t syndrome,
     uint16_t room;
     uint64_t ts, addr;
 
-    if (!ena_ready(s) || !ena_aenq_ok(s) || !(s->aenq_groups & BIT(group))) {
+    if (!ena_ready(s) || !ena_aenq_ok(s)) {
+        return false;
+    }
+    if (group >= 32 || !(s->aenq_groups & BIT(group))) {
+        /* a group the driver did not enable: not posted, as a device does */
+        s->st.aenq_disabled++;
+        trace_ena_aenq_disabled(group, syndrome, s->aenq_groups);
         return false;
     }
     depth = ena_aenq_depth(s);
@@ -143,6 +149,51 @@ bool ena_post_fatal_event(EnaState *s)
     uint8_t data[4] = { 0 };
 
     return ena_aenq_post(s, ENAHW_AEG_FATAL_ERROR, 0, data, sizeof(data));
+}
+
+/* the device's current hints, as GET HW_HINTS and UPDATE_HINTS carry them */
+void ena_hints_fill(EnaState *s, uint8_t *h)
+{
+    memset(h, 0, ENAHW_HINTS_BYTES);
+    stw_le_p(h + ENAHW_HINT_MMIO_READ_MS, s->hint_mmio_read_ms);
+    stw_le_p(h + ENAHW_HINT_KEEPALIVE_MS, s->hint_keepalive_ms);
+    stw_le_p(h + ENAHW_HINT_MISSING_TX_MS, s->hint_missing_tx_ms);
+    stw_le_p(h + ENAHW_HINT_MISSED_TX, s->hint_missed_tx);
+    stw_le_p(h + ENAHW_HINT_ADMIN_MS, s->hint_admin_ms);
+    stw_le_p(h + ENAHW_HINT_NETDEV_WD_MS, s->hint_netdev_wd_ms);
+    stw_le_p(h + ENAHW_HINT_MAX_TX_SGL, s->max_tx_sgl);
+    stw_le_p(h + ENAHW_HINT_MAX_RX_SGL, s->max_rx_sgl);
+}
+
+/*
+ * One event of @group (property aenq-inject): NOTIFICATION/UPDATE_HINTS
+ * carries the current hints, CONF_NOTIFICATIONS @data as its u64 bitmap,
+ * the others @data as their first u64.  Returns what became of it:
+ * "posted", "disabled" (the driver did not enable the group: dropped and
+ * counted in stat-aenq-disabled), "full" (stat-aenq-dropped) or
+ * "not-ready" (no AENQ programmed).
+ */
+const char *ena_aenq_inject(EnaState *s, uint16_t group, uint16_t syndrome,
+                            uint64_t data)
+{
+    uint8_t d[ENAHW_AENQ_ENTRY_SIZE - ENAHW_AE_DATA] = { 0 };
+    uint64_t dropped = s->st.aenq_dropped;
+
+    s->st.aenq_injected++;
+    trace_ena_aenq_inject(group, syndrome, data);
+    if (!ena_ready(s) || !ena_aenq_ok(s)) {
+        return "not-ready";
+    }
+    if (group == ENAHW_AEG_NOTIFICATION &&
+        syndrome == ENAHW_AEN_UPDATE_HINTS) {
+        ena_hints_fill(s, d);
+    } else {
+        stq_le_p(d, data);
+    }
+    if (ena_aenq_post(s, group, syndrome, d, sizeof(d))) {
+        return "posted";
+    }
+    return s->st.aenq_dropped != dropped ? "full" : "disabled";
 }
 
 void ena_keepalive_arm(EnaState *s)
@@ -252,10 +303,26 @@ void ena_dev_ctl_write(EnaState *s, uint32_t val)
     }
     if (val & ENAHW_CTL_RESET) {
         if (!(s->dev_sts & ENAHW_STS_RESET_BUSY)) {
-            trace_ena_reset_start(val >> ENAHW_CTL_REASON_SHIFT);
+            uint32_t reason = val >> ENAHW_CTL_REASON_SHIFT;
+
+            /*
+             * Reasons above 15 take bits 27:24 too, only on a device that
+             * offers extended reset reasons (the capability of the last
+             * DEVICE_ATTRIBUTES); a driver must fall back otherwise.
+             */
+            if (val & ENAHW_CTL_REASON_EXT_MASK) {
+                if (s->cap_ext_reset_reasons) {
+                    reason |= ((val & ENAHW_CTL_REASON_EXT_MASK) >>
+                               ENAHW_CTL_REASON_EXT_SHIFT) << 4;
+                } else {
+                    ena_guest_error(s, ENA_ERR_MMIO,
+                                    "DEV_CTL 0x%x: extended reset reason "
+                                    "without the capability", val);
+                }
+            }
+            trace_ena_reset_start(reason);
             s->st.resets++;
-            s->reset_reason[s->st.resets % ENA_RESET_HISTORY] =
-                val >> ENAHW_CTL_REASON_SHIFT;
+            s->reset_reason[s->st.resets % ENA_RESET_HISTORY] = reason;
             ena_fuzz_arm(s);
             timer_del(s->reset_timer);
             /* the IO queues run on until the reset completes */
@@ -305,6 +372,14 @@ static void ena_acq_post(EnaState *s, uint8_t *cqe)
 
     s->react_last_done = ena_now();
     s->react_due = true;
+    if (s->fault_admin_irq_lost) {
+        /* posted, but the MSI-X message is lost on its way */
+        s->fault_admin_irq_lost--;
+        s->st.admin_irqs_lost++;
+        trace_ena_admin_irq_lost(lduw_le_p(cqe + ENAHW_CQE_CMD_ID),
+                                 s->fault_admin_irq_lost);
+        return;
+    }
     ena_mgmt_irq(s);
 }
 
@@ -455,7 +530,8 @@ static uint32_t ena_capabilities(EnaState *s)
 {
     return (s->cap_eni_stats ? BIT(ENAHW_CAP_ENI_STATS) : 0) |
            (s->cap_ena_srd ? BIT(ENAHW_CAP_ENA_SRD_INFO) : 0) |
-           (s->cap_customer_metrics ? BIT(ENAHW_CAP_CUSTOMER_METRICS) : 0);
+           (s->cap_customer_metrics ? BIT(ENAHW_CAP_CUSTOMER_METRICS) : 0) |
+           (s->cap_ext_reset_reasons ? BIT(ENAHW_CAP_EXT_RESET_REASONS) : 0);
 }
 
 /* the deepest LLQ, in 128-byte entries */
@@ -569,10 +645,7 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
 
     case ENAHW_F_HW_HINTS:
         /* zero means "keep the driver's default" for every hint */
-        stw_le_p(r + 4, s->hint_missing_tx_ms);
-        stw_le_p(r + 6, s->hint_missed_tx);
-        stw_le_p(r + 12, s->max_tx_sgl);         /* max tx sgl */
-        stw_le_p(r + 14, s->max_rx_sgl);         /* max rx sgl */
+        ena_hints_fill(s, r);
         return ENAHW_ST_OK;
 
     case ENAHW_F_LLQ:
@@ -594,7 +667,7 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         return ENAHW_ST_OK;
 
     case ENAHW_F_AENQ_CONFIG:
-        stl_le_p(r + 0, ENAHW_AEG_SUPPORTED);
+        stl_le_p(r + 0, s->aenq_supported);
         stl_le_p(r + 4, s->aenq_groups);
         return ENAHW_ST_OK;
 
@@ -690,7 +763,7 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
 
     case ENAHW_F_AENQ_CONFIG:
         v = ldl_le_p(d + 4);
-        if (v & ~ENAHW_AEG_SUPPORTED) {
+        if (v & ~s->aenq_supported) {
             ena_guest_error(s, ENA_ERR_FEATURE,
                             "AENQ groups 0x%x not supported", v);
             return ENAHW_ST_ILLEGAL;

@@ -161,6 +161,9 @@ typedef struct EnaStats {
     uint64_t rx_overruns;   /* a frame found no posted RX buffer */
     uint64_t rx_overruns_filling; /* ... in a queue still being filled */
     uint64_t aenq_dropped;
+    uint64_t aenq_disabled; /* events of a group the driver did not enable */
+    uint64_t aenq_injected; /* aenq-inject writes */
+    uint64_t admin_irqs_lost; /* admin completions without their MSI-X */
     uint64_t io_irqs;       /* IO interrupt messages sent */
     uint64_t io_irqs_held;  /* interrupts that waited for the moderation */
     uint64_t io_unmasks;    /* IO vector unmasks */
@@ -237,6 +240,14 @@ struct EnaState {
     uint64_t fuzz_irq_dup;        /* IO interrupts sent twice */
     uint32_t hint_missing_tx_ms;  /* HW_HINTS missing_tx_cmpl_timeout */
     uint32_t hint_missed_tx;      /* HW_HINTS missed_tx_cmpl_threshold */
+    uint32_t hint_keepalive_ms;   /* HW_HINTS driver_watchdog_timeout */
+    uint32_t hint_admin_ms;       /* HW_HINTS admin_completion_tx_timeout */
+    uint32_t hint_mmio_read_ms;   /* HW_HINTS mmio_read_timeout */
+    uint32_t hint_netdev_wd_ms;   /* HW_HINTS netdev_wd_timeout */
+    uint32_t aenq_supported;      /* AENQ groups offered (AENQ_CONFIG) */
+    uint32_t fault_admin_irq_lost; /* admin completions posted with no MSI-X */
+    const char *aenq_last;        /* outcome of the last aenq-inject */
+    bool cap_ext_reset_reasons;
     /* DEVICE_ATTRIBUTES capabilities and what GET_STATS 2..4 answer */
     bool cap_eni_stats;
     bool cap_ena_srd;
@@ -374,6 +385,9 @@ uint32_t ena_acq_depth(EnaState *s);
 uint32_t ena_aenq_depth(EnaState *s);
 void ena_post_link(EnaState *s);
 bool ena_post_fatal_event(EnaState *s);
+const char *ena_aenq_inject(EnaState *s, uint16_t group, uint16_t syndrome,
+                            uint64_t data);
+void ena_hints_fill(EnaState *s, uint8_t *h);
 void ena_keepalive_arm(EnaState *s);
 void ena_keepalive_cb(void *opaque);
 void ena_soft_reset(EnaState *s);

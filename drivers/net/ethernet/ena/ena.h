@@ -92,6 +92,8 @@
 /* in-tree defaults; the device's hints may change them */
 #define ENA_MISSED_TX_MS		5000
 #define ENA_MISSED_TX_THRESHOLD		128
+/* admin exchanges in a row whose interrupt never came: reset the device */
+#define ENA_ADMIN_IRQ_MISSED_RESET	3
 
 /* probe milestones, timed for debugfs "probe" */
 enum ena_probe_step {
@@ -353,6 +355,8 @@ struct ena_admin_queue {
 	struct completion done;	/* completed by the management IRQ */
 	u64 polled_cmds;	/* commands served by polling */
 	u64 irq_cmds;		/* commands served by the interrupt */
+	u64 irq_missed;		/* exchanges completed with no interrupt */
+	u32 irq_missed_streak;	/* ... in a row, under @lock */
 	u64 errors;		/* non-zero completion status */
 	u64 malformed;		/* completions that failed validation */
 	u64 submitted;		/* commands written to the queue */
@@ -495,6 +499,7 @@ struct ena_adapter {
 	u32 keep_alive_timeout_ms;
 	u32 missed_tx_ms;		/* a TX completion later than this is missing */
 	u32 missed_tx_threshold;	/* missing in one queue: reset */
+	unsigned long hints_clamped;	/* hint fields already logged as bad */
 	u64 missed_intrs;
 	struct work_struct reset_work;
 	struct work_struct up_work;	/* an open's queue start, outside RTNL */
@@ -725,6 +730,8 @@ void ena_health_init(struct ena_adapter *a);
 void ena_health_start(struct ena_adapter *a);
 void ena_health_stop(struct ena_adapter *a);
 void ena_keep_alive(struct ena_adapter *a);
+void ena_hints_apply(struct ena_adapter *a,
+		     const struct ena_feat_hw_hints *h, bool event);
 
 /* ena_reset.c: device reset and recovery */
 void ena_reset_init(struct ena_adapter *a);

@@ -490,10 +490,14 @@ enum ena_aenq_group {
 	ENA_AENQ_NOTIFICATION	= 3,
 	ENA_AENQ_KEEP_ALIVE	= 4,
 	ENA_AENQ_REFRESH_CAPS	= 5,
-	ENA_AENQ_GROUPS		= 6,
+	ENA_AENQ_CONF_NOTIFICATIONS	= 6,
+	ENA_AENQ_DEVICE_REQUEST_RESET	= 7,
+	ENA_AENQ_GROUPS		= 8,
 };
 
 #define ENA_AENQ_SYNDROME_UPDATE_HINTS	2
+/* DEVICE_ATTRIBUTES.capabilities: DEV_CTL carries reset reasons above 15 */
+#define ENA_CAP_EXT_RESET_REASONS	BIT(3)
 #define ENA_AENQ_FLAG_PHASE		BIT(0)
 #define ENA_AENQ_LINK_UP		BIT(0)
 
@@ -507,6 +511,8 @@ struct ena_aenq_entry {
 	union {
 		__le32 raw[12];
 		__le32 link_flags;
+		struct ena_feat_hw_hints hints;	/* NOTIFICATION/UPDATE_HINTS */
+		__le64 conf_notifications;	/* CONF_NOTIFICATIONS bitmap */
 		struct {
 			__le32 rx_drops_lo;
 			__le32 rx_drops_hi;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The asynchronous event notification queue (AENQ): the device posts link
- * changes, keep-alives, warnings and fatal errors into a host ring and
- * raises the management interrupt.  This file owns that ring: its memory
+ * changes, keep-alives, warnings, fatal errors, notifications (new hints),
+ * configuration notices and requests to be reset (outright, or to have its
+ * capabilities read again) into a host ring and raises the management
+ * interrupt.  This file owns that ring: its memory
  * (ena_aenq_alloc(), ena_aenq_free()), handing it to the device after
  * every reset (ena_aenq_program()), returning the consumed entries
  * (ena_aenq_enable()) and dispatching each new event (ena_aenq_process()).
@@ -126,7 +128,26 @@ static void ena_aenq_handle(struct ena_adapter *a,
 				     le16_to_cpu(e->syndrome));
 		break;
 	case ENA_AENQ_NOTIFICATION:
+		if (le16_to_cpu(e->syndrome) == ENA_AENQ_SYNDROME_UPDATE_HINTS)
+			ena_hints_apply(a, &e->hints, true);
+		else
+			dev_dbg(&a->pdev->dev,
+				"notification with unknown syndrome %u\n",
+				le16_to_cpu(e->syndrome));
+		break;
+	case ENA_AENQ_CONF_NOTIFICATIONS:
+		dev_info_ratelimited(&a->pdev->dev,
+				     "device reports a sub-optimal configuration: 0x%llx\n",
+				     le64_to_cpu(e->conf_notifications));
+		break;
 	case ENA_AENQ_REFRESH_CAPS:
+		/* only a bring-up reads the capabilities: reset, as in-tree */
+		ena_reset_schedule(a, ENA_RESET_NORMAL,
+				   "device capabilities changed");
+		break;
+	case ENA_AENQ_DEVICE_REQUEST_RESET:
+		ena_reset_schedule(a, ENA_RESET_DEVICE_REQUEST,
+				   "the device asked for a reset");
 		break;
 	default:
 		dev_dbg(&a->pdev->dev, "unknown AENQ group %u\n", group);

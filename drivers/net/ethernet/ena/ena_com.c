@@ -224,6 +224,25 @@ static void ena_dev_reconnect(struct ena_adapter *a)
 	dev_info(&a->pdev->dev, "device reset: bus mastering on again\n");
 }
 
+/*
+ * The DEV_CTL value that starts a reset for @reason: bits 3:0 of the reason
+ * in the legacy field, bits 7:4 in the extended one when the device offers
+ * it (DEVICE_ATTRIBUTES of the last bring-up); a reason that does not fit a
+ * device without it is sent as GENERIC, as in-tree.
+ */
+static u32 ena_dev_ctl_reset(struct ena_adapter *a,
+			     enum ena_reset_reason reason)
+{
+	u32 r = reason;
+
+	if (r > FIELD_MAX(ENA_DEV_CTL_REASON) &&
+	    !(a->capabilities & ENA_CAP_EXT_RESET_REASONS))
+		r = ENA_RESET_GENERIC;
+	return ENA_DEV_CTL_RESET |
+	       FIELD_PREP(ENA_DEV_CTL_REASON, r & 0xf) |
+	       FIELD_PREP(ENA_DEV_CTL_REASON_EXT, (r >> 4) & 0xf);
+}
+
 /**
  * ena_dev_reset() - reset the device and wait for the handshake
  * @a: adapter
@@ -257,11 +276,10 @@ int ena_dev_reset(struct ena_adapter *a, enum ena_reset_reason reason)
 	a->reset_timeout_us = to ? to * 100 * USEC_PER_MSEC :
 				   ENA_RESET_TIMEOUT_DEFAULT_US;
 	to = FIELD_GET(ENA_CAPS_ADMIN_TO, caps);
-	a->aq.timeout_us = to ? to * 100 * USEC_PER_MSEC :
-				ENA_ADMIN_TIMEOUT_DEFAULT_US;
+	WRITE_ONCE(a->aq.timeout_us, to ? to * 100 * USEC_PER_MSEC :
+					  ENA_ADMIN_TIMEOUT_DEFAULT_US);
 
-	ena_reg_write(a, ENA_REG_DEV_CTL, ENA_DEV_CTL_RESET |
-		      FIELD_PREP(ENA_DEV_CTL_REASON, reason));
+	ena_reg_write(a, ENA_REG_DEV_CTL, ena_dev_ctl_reset(a, reason));
 	if (!test_bit(ENA_F_BUS_OFF, &a->flags))
 		ena_mmio_program(a);
 
@@ -383,6 +401,7 @@ void ena_admin_program(struct ena_adapter *a)
 	aq->cq_head = 0;
 	aq->sq_phase = 1;
 	aq->cq_phase = 1;
+	aq->irq_missed_streak = 0;
 
 	ena_reg_write_ring(a, ENA_REG_AQ_BASE_LO, ENA_REG_AQ_CAPS, aq->sq_dma,
 			   ENA_AQ_DEPTH, ENA_AQ_ENTRY_SIZE);
@@ -511,6 +530,28 @@ static int ena_aq_cmd_status(struct ena_adapter *a,
 	return rc;
 }
 
+/*
+ * After an interrupt-driven exchange: @missed says whether one of its
+ * completions was found by the recheck with no interrupt.  Such exchanges
+ * in a row are counted; once ENA_ADMIN_IRQ_MISSED_RESET of them happened
+ * the management vector is deemed broken (every admin command would cost
+ * the recheck period, and the AENQ is served by the same vector) and true
+ * is returned: the caller schedules a reset with the in-tree reason
+ * MISSING_ADMIN_INTERRUPT.  A single lost interrupt costs only the recheck
+ * (the command completes).  Under aq->lock.
+ */
+static bool ena_admin_irq_check(struct ena_adapter *a, bool missed)
+{
+	struct ena_admin_queue *aq = &a->aq;
+
+	if (!missed) {
+		aq->irq_missed_streak = 0;
+		return false;
+	}
+	WRITE_ONCE(aq->irq_missed, aq->irq_missed + 1);
+	return ++aq->irq_missed_streak == ENA_ADMIN_IRQ_MISSED_RESET;
+}
+
 /**
  * ena_admin_exec_many() - submit admin commands together, wait for them all
  * @a: adapter
@@ -538,11 +579,14 @@ int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 {
 	struct ena_admin_queue *aq = &a->aq;
 	DECLARE_BITMAP(seen, ENA_AQ_DEPTH) = {};
+	struct ena_wait_stats *aw = &a->poll.stats[ENA_WAIT_ADMIN];
+	bool irq, irq_lost = false;
 	struct ena_acq_resp *e;
 	unsigned int i, k;
+	u32 timeout_us;
+	u64 missed0;
 	char what[64];
 	u16 id0, got;
-	bool irq;
 	int rc;
 
 	if (WARN_ON_ONCE(!n || n > ENA_AQ_DEPTH || (n > 1 && !rcs)))
@@ -568,22 +612,25 @@ int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	}
 	aq->next_cmd_id += n;
 	irq = test_bit(ENA_F_ADMIN_IRQ, &a->flags);
+	missed0 = READ_ONCE(aw->irq_missed);
 	if (irq)
 		reinit_completion(&aq->done);
 	/* writel() orders the entries (and the re-armed completion) first */
 	ena_reg_write(a, ENA_REG_AQ_DB, aq->sq_tail);
 	WRITE_ONCE(aq->submitted, aq->submitted + n);
+	/* a device hint (ena_hints_apply()) may change it at any time */
+	timeout_us = READ_ONCE(aq->timeout_us);
 
 	for (k = 0; k < n; k++) {
 		/* the command's name is formatted only for a log line */
 		if (irq) {
 			rc = ena_poll_wait_irq(&a->poll, ENA_WAIT_ADMIN,
 					       &ena_acq_cond, aq, &aq->done,
-					       aq->timeout_us);
+					       timeout_us);
 			WRITE_ONCE(aq->irq_cmds, aq->irq_cmds + 1);
 		} else {
 			rc = ena_poll_wait(&a->poll, ENA_WAIT_ADMIN,
-					   &ena_acq_cond, aq, aq->timeout_us);
+					   &ena_acq_cond, aq, timeout_us);
 			WRITE_ONCE(aq->polled_cmds, aq->polled_cmds + 1);
 		}
 		if (rc)
@@ -616,7 +663,13 @@ int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 			goto dead;
 		}
 	}
+	if (irq)
+		irq_lost = ena_admin_irq_check(a, READ_ONCE(aw->irq_missed) !=
+						  missed0);
 	mutex_unlock(&aq->lock);
+	if (irq_lost)
+		ena_reset_schedule(a, ENA_RESET_MISSING_ADMIN_INTERRUPT,
+				   "admin completions without an interrupt");
 
 	rc = 0;
 	for (i = 0; i < n; i++) {

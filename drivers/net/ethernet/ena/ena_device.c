@@ -17,11 +17,15 @@
 
 /* LLQ layout we ask for */
 #define ENA_LLQ_WANT_DESCS_BEFORE_HDR	2
+/* the groups ena_aenq.c handles, enabled where the device offers them */
 #define ENA_AENQ_WANTED_GROUPS	(BIT(ENA_AENQ_LINK_CHANGE) | \
 				 BIT(ENA_AENQ_FATAL_ERROR) | \
 				 BIT(ENA_AENQ_WARNING) | \
 				 BIT(ENA_AENQ_NOTIFICATION) | \
-				 BIT(ENA_AENQ_KEEP_ALIVE))
+				 BIT(ENA_AENQ_KEEP_ALIVE) | \
+				 BIT(ENA_AENQ_REFRESH_CAPS) | \
+				 BIT(ENA_AENQ_CONF_NOTIFICATIONS) | \
+				 BIT(ENA_AENQ_DEVICE_REQUEST_RESET))
 /* lowest controller version a driver may talk to: 0.0.1 */
 #define ENA_MIN_CTRL_VERSION		1
 
@@ -406,14 +410,7 @@ int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason)
 		a->llq.enabled = !rc;
 	}
 
-	if (a->hints.driver_watchdog_timeout)
-		a->keep_alive_timeout_ms =
-			le16_to_cpu(a->hints.driver_watchdog_timeout);
-	if (a->hints.missing_tx_cmpl_timeout)
-		a->missed_tx_ms = le16_to_cpu(a->hints.missing_tx_cmpl_timeout);
-	if (a->hints.missed_tx_cmpl_threshold)
-		a->missed_tx_threshold =
-			le16_to_cpu(a->hints.missed_tx_cmpl_threshold);
+	ena_hints_apply(a, &a->hints, false);
 	return 0;
 
 err:

@@ -20,9 +20,95 @@
  */
 #define ENA_MISSED_INTR_PERIODS	2
 
+/*
+ * Bounds of the device's hints (ms).  The device is not trusted: a
+ * keep-alive timeout must leave room for a late event (they come every
+ * second), a missing-TX timeout for a busy queue, and an admin timeout is
+ * waited out with RTNL held.
+ */
+#define ENA_HINT_KEEP_ALIVE_MIN_MS	2000
+#define ENA_HINT_MISSED_TX_MIN_MS	500
+#define ENA_HINT_ADMIN_MIN_MS		100
+#define ENA_HINT_ADMIN_MAX_MS		30000
+
 void ena_keep_alive(struct ena_adapter *a)
 {
 	WRITE_ONCE(a->last_keep_alive, jiffies);
+}
+
+/* fields of ena_adapter.hints_clamped */
+enum {
+	ENA_HINT_F_KEEP_ALIVE,
+	ENA_HINT_F_MISSED_TX,
+	ENA_HINT_F_ADMIN,
+};
+
+/*
+ * One hint in ms: 0 means none (@cur stays); ENA_HINT_NO_TIMEOUT is kept
+ * where @no_timeout allows it (the check is off); anything else is clamped
+ * to @min..@max, logged once per field and adapter.
+ */
+static u32 ena_hint_ms(struct ena_adapter *a, __le16 raw, u32 cur,
+		       bool no_timeout, u32 min, u32 max, int field,
+		       const char *name)
+{
+	u32 v = le16_to_cpu(raw);
+
+	if (!v)
+		return cur;
+	if (v == ENA_HINT_NO_TIMEOUT && no_timeout)
+		return v;
+	if (v >= min && v <= max)
+		return v;
+	if (!test_and_set_bit(field, &a->hints_clamped))
+		dev_warn(&a->pdev->dev,
+			 "device hint %s of %u ms out of %u..%u ms, clamped\n",
+			 name, v, min, max);
+	return clamp(v, min, max);
+}
+
+/**
+ * ena_hints_apply() - take the device's hints the driver has a use for
+ * @a: adapter
+ * @h: hints, from GET_FEATURE HW_HINTS or a NOTIFICATION/UPDATE_HINTS event
+ * @event: from an event (any context, under the AENQ lock): log the result
+ *
+ * The keep-alive timeout, the missing-TX-completion timeout and threshold
+ * and the admin completion timeout; a field of 0 leaves the current value.
+ * 0xffff turns the keep-alive and missing-TX checks off, as in-tree; other
+ * values out of range are clamped (ena_hint_ms()).  The MMIO read and
+ * netdev watchdog hints are not used, nor are the SGL sizes (read from
+ * MAX_QUEUES at bring-up).  Readers use READ_ONCE(): the watchdog, the
+ * admin queue.
+ */
+void ena_hints_apply(struct ena_adapter *a,
+		     const struct ena_feat_hw_hints *h, bool event)
+{
+	u32 ka, mtx, thr, adm;
+
+	ka = ena_hint_ms(a, h->driver_watchdog_timeout,
+			 READ_ONCE(a->keep_alive_timeout_ms), true,
+			 ENA_HINT_KEEP_ALIVE_MIN_MS, ENA_HINT_NO_TIMEOUT - 1,
+			 ENA_HINT_F_KEEP_ALIVE, "keep-alive timeout");
+	mtx = ena_hint_ms(a, h->missing_tx_cmpl_timeout,
+			  READ_ONCE(a->missed_tx_ms), true,
+			  ENA_HINT_MISSED_TX_MIN_MS, ENA_HINT_NO_TIMEOUT - 1,
+			  ENA_HINT_F_MISSED_TX, "missing TX completion timeout");
+	adm = ena_hint_ms(a, h->admin_cmpl_timeout,
+			  READ_ONCE(a->aq.timeout_us) / USEC_PER_MSEC, false,
+			  ENA_HINT_ADMIN_MIN_MS, ENA_HINT_ADMIN_MAX_MS,
+			  ENA_HINT_F_ADMIN, "admin completion timeout");
+	thr = le16_to_cpu(h->missed_tx_cmpl_threshold) ?:
+	      READ_ONCE(a->missed_tx_threshold);
+
+	WRITE_ONCE(a->keep_alive_timeout_ms, ka);
+	WRITE_ONCE(a->missed_tx_ms, mtx);
+	WRITE_ONCE(a->missed_tx_threshold, thr);
+	WRITE_ONCE(a->aq.timeout_us, adm * USEC_PER_MSEC);
+	if (event)
+		dev_info(&a->pdev->dev,
+			 "device hints: keep-alive timeout %u ms, missing TX completion %u ms (threshold %u), admin timeout %u ms\n",
+			 ka, mtx, thr, adm);
 }
 
 /* a completion is waiting at the head of a TX ring's CQ */
@@ -77,7 +163,8 @@ static bool ena_intr_missed(struct ena_qp *qp)
 static u32 ena_txq_missed(struct ena_adapter *a, struct ena_qp *qp,
 			  struct ena_txq *tx, bool xdp)
 {
-	unsigned long late = jiffies - msecs_to_jiffies(a->missed_tx_ms);
+	u32 ms = READ_ONCE(a->missed_tx_ms);
+	unsigned long late = jiffies - msecs_to_jiffies(ms);
 	u32 i, missed = 0, fresh = 0;
 
 	for (i = 0; i < tx->depth; i++) {
@@ -93,8 +180,7 @@ static u32 ena_txq_missed(struct ena_adapter *a, struct ena_qp *qp,
 		if (!fresh++)
 			netdev_notice(a->netdev,
 				      "queue %u: %sTX req_id %u not completed after %u ms\n",
-				      qp->qid, xdp ? "XDP " : "", i,
-				      a->missed_tx_ms);
+				      qp->qid, xdp ? "XDP " : "", i, ms);
 	}
 	if (fresh)
 		WRITE_ONCE(qp->stats->tx_missed, qp->stats->tx_missed + fresh);
@@ -139,7 +225,7 @@ static void ena_rx_kick(struct ena_qp *qp)
  */
 static void ena_io_health(struct ena_adapter *a)
 {
-	u32 q, missed;
+	u32 q, missed, threshold = READ_ONCE(a->missed_tx_threshold);
 
 	if (!test_bit_acquire(ENA_F_QUEUES_RUN, &a->flags) || !rtnl_trylock())
 		return;
@@ -157,12 +243,12 @@ static void ena_io_health(struct ena_adapter *a)
 					   "missing interrupt");
 			break;
 		}
-		missed = a->missed_tx_ms == ENA_HINT_NO_TIMEOUT ? 0 :
-			 ena_tx_missed(a, qp);
-		if (missed >= a->missed_tx_threshold) {
+		missed = READ_ONCE(a->missed_tx_ms) == ENA_HINT_NO_TIMEOUT ?
+			 0 : ena_tx_missed(a, qp);
+		if (missed >= threshold) {
 			netdev_err(a->netdev,
 				   "queue %u: %u TX completions missing (threshold %u)\n",
-				   q, missed, a->missed_tx_threshold);
+				   q, missed, threshold);
 			ena_reset_schedule(a, ENA_RESET_MISS_TX_CMPL,
 					   "missing TX completions");
 			break;
@@ -176,7 +262,7 @@ static void ena_watchdog(struct work_struct *w)
 {
 	struct ena_adapter *a = container_of(to_delayed_work(w),
 					     struct ena_adapter, watchdog);
-	u32 to = a->keep_alive_timeout_ms, sts;
+	u32 to = READ_ONCE(a->keep_alive_timeout_ms), sts;
 
 	if (test_bit(ENA_F_RESET_PENDING, &a->flags))
 		goto again;

@@ -188,10 +188,12 @@ static void ena_poll_account(struct ena_poll *p, enum ena_wait_kind kind,
 /*
  * One wakeup of a wait that is still short of its condition, @left_us
  * before its deadline: a sleep of the policy, or a wait for the interrupt
- * capped at ENA_POLL_IRQ_RECHECK_US.  Returns the next sleep length.
+ * capped at ENA_POLL_IRQ_RECHECK_US (a condition found true then is counted
+ * in irq_missed and logged).  Returns the next sleep length.
  */
-static u32 ena_poll_pause(struct ena_poll *p, const struct ena_wait_cond *c,
-			  void *ctx, struct completion *irq, s64 left_us,
+static u32 ena_poll_pause(struct ena_poll *p, enum ena_wait_kind kind,
+			  const struct ena_wait_cond *c, void *ctx,
+			  struct completion *irq, s64 left_us,
 			  u32 sleep_us, u64 *asked_ns)
 {
 	u32 us;
@@ -200,8 +202,10 @@ static u32 ena_poll_pause(struct ena_poll *p, const struct ena_wait_cond *c,
 		left_us = clamp_t(s64, left_us, 1, ENA_POLL_IRQ_RECHECK_US);
 		if (!wait_for_completion_timeout(irq, usecs_to_jiffies(left_us)) &&
 		    c->done(ctx)) {
+			struct ena_wait_stats *st = &p->stats[kind];
 			char what[64];
 
+			WRITE_ONCE(st->irq_missed, st->irq_missed + 1);
 			c->name(ctx, what, sizeof(what));
 			dev_warn_ratelimited(p->dev,
 					     "%s completed without an interrupt\n",
@@ -238,7 +242,7 @@ static int ena_poll_run(struct ena_poll *p, enum ena_wait_kind kind,
 			rc = -ETIME;
 			break;
 		}
-		sleep_us = ena_poll_pause(p, c, ctx, irq,
+		sleep_us = ena_poll_pause(p, kind, c, ctx, irq,
 					  ktime_us_delta(deadline, now),
 					  sleep_us, &asked_ns);
 		if (!irq)

@@ -71,6 +71,8 @@ enum ena_wait_kind {
  *	the timer and scheduler overshoot each wakeup pays)
  * @spin_ns: CPU time spent spinning before the first sleep
  * @spin_hits: waits whose condition came true while spinning
+ * @irq_missed: interrupt-driven waits whose condition was found true by
+ *	the periodic recheck, not by the interrupt (it never came)
  *
  * A wait served by an interrupt (ena_poll_wait_irq()) counts its wakeups in
  * @wakeups and adds to neither sleep sum.
@@ -85,6 +87,7 @@ struct ena_wait_stats {
 	u64 sleep_ns;
 	u64 spin_ns;
 	u64 spin_hits;
+	u64 irq_missed;
 };
 
 struct ena_poll {

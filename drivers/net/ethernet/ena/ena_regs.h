@@ -43,7 +43,8 @@
 #define   ENA_DEV_CTL_AQ_RESTART	BIT(1)
 #define   ENA_DEV_CTL_QUIESCENT		BIT(2)
 #define   ENA_DEV_CTL_IO_RESUME		BIT(3)
-#define   ENA_DEV_CTL_REASON		GENMASK(31, 28)
+#define   ENA_DEV_CTL_REASON_EXT	GENMASK(27, 24)	/* reason bits 7:4 */
+#define   ENA_DEV_CTL_REASON		GENMASK(31, 28)	/* reason bits 3:0 */
 #define ENA_REG_DEV_STS			0x58
 #define   ENA_DEV_STS_READY		BIT(0)
 #define   ENA_DEV_STS_AQ_RESTARTING	BIT(1)
@@ -77,6 +78,9 @@ enum ena_reset_reason {
 	ENA_RESET_USER_TRIGGER		= 12,
 	ENA_RESET_GENERIC		= 13,
 	ENA_RESET_MISS_INTERRUPT	= 14,
+	/* 16 and above need DEV_CTL's extended field (ENA_DEV_CTL_REASON_EXT) */
+	ENA_RESET_MISSING_ADMIN_INTERRUPT = 18,
+	ENA_RESET_DEVICE_REQUEST	= 19,
 };
 
 /* PCI revision bit 0: the device cannot answer readless register reads. */

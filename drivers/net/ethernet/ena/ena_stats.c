@@ -552,6 +552,7 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	ena_emit_wait(aw, "admin", "cmds", emit, ctx);
 	emit(ctx, "admin_cmds_polled", READ_ONCE(a->aq.polled_cmds));
 	emit(ctx, "admin_cmds_irq", READ_ONCE(a->aq.irq_cmds));
+	emit(ctx, "admin_irq_missed", READ_ONCE(a->aq.irq_missed));
 	emit(ctx, "admin_errors", READ_ONCE(a->aq.errors));
 	emit(ctx, "admin_malformed", READ_ONCE(a->aq.malformed));
 	emit(ctx, "admin_bad_answers", READ_ONCE(a->dev_bad_answers));
@@ -565,6 +566,16 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	emit(ctx, "missed_interrupts", READ_ONCE(a->missed_intrs));
 	emit(ctx, "keep_alive_events",
 	     READ_ONCE(a->aenq.events[ENA_AENQ_KEEP_ALIVE]));
+	emit(ctx, "aenq_warnings",
+	     READ_ONCE(a->aenq.events[ENA_AENQ_WARNING]));
+	emit(ctx, "aenq_notifications",
+	     READ_ONCE(a->aenq.events[ENA_AENQ_NOTIFICATION]));
+	emit(ctx, "aenq_conf_notifications",
+	     READ_ONCE(a->aenq.events[ENA_AENQ_CONF_NOTIFICATIONS]));
+	emit(ctx, "aenq_refresh_caps",
+	     READ_ONCE(a->aenq.events[ENA_AENQ_REFRESH_CAPS]));
+	emit(ctx, "aenq_reset_requests",
+	     READ_ONCE(a->aenq.events[ENA_AENQ_DEVICE_REQUEST_RESET]));
 	emit(ctx, "dev_rx_drops", READ_ONCE(a->dev_rx_drops));
 	emit(ctx, "dev_tx_drops", READ_ONCE(a->dev_tx_drops));
 	emit(ctx, "dev_rx_overruns", READ_ONCE(a->dev_rx_overruns));
