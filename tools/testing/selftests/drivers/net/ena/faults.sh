@@ -72,7 +72,7 @@ declare -A want_reason=([keepalive]=1 [drop]=2 [malformed-id]=8 [fatal]=13
 	[mtu-shrink]=13 [up-fail]=13
 	[delay]=none [status]=none [link-config]=none [rx-starve]=none [rx-sgl]=none
 	[no-unmask]=none [bad-db]=none [channels-rollback]=none [cq-depth]=none
-	[llq-tiny]=none [rings-rollback]=none [rx-runt]=none)
+	[llq-tiny]=none [rings-rollback]=none [rx-runt]=none [aenq-disabled]=none)
 
 # expect NAME CMD...: ktap_check, but an expected failure for a stock gap
 expect() {

@@ -26,7 +26,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 kst=${ENA_CACHE:-/var/cache/ena-fast}/kselftest-6.12/tools/testing/selftests/drivers/net
 # trixie's ethtool (make setup): rss_ctx.py needs --json for -c and -x
 ethtool_dir=${ENA_CACHE:-/var/cache/ena-fast}/ethtool-trixie/usr/sbin
-scripts=(ping.py stats.py queues.py hw/csum.py hw/rss_ctx.py hw/pp_alloc_fail.py)
+# hw/csum.py is not run: 6.12's copy asks NetDrvEpEnv for remote_ifname,
+# which 6.12's library lacks, so every case fails before any packet for any
+# driver (AttributeError); KDRV_SCRIPTS adds it back (its expected failure
+# is listed below)
+read -ra scripts <<< "${KDRV_SCRIPTS:-ping.py stats.py queues.py hw/rss_ctx.py hw/pp_alloc_fail.py}"
 bound=$(( ${KDRV_SCRIPT_S:-240} * ${ENA_TIMEOUT_SCALE:-1} ))
 
 # expected failures: "driver script case|what the output shows|reason"
