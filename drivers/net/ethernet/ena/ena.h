@@ -438,6 +438,7 @@ struct ena_adapter {
 	struct ena_mmio_resp *mmio_resp;
 	dma_addr_t mmio_resp_dma;
 	u16 mmio_seq;
+	u32 mmio_timeout_us;	/* the device's hint may change it */
 
 	/* what the device said */
 	u32 reset_timeout_us;

@@ -104,7 +104,7 @@ int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val)
 	       FIELD_PREP(ENA_MMIO_READ_REQ_ID, w.seq),
 	       a->regs + ENA_REG_MMIO_READ);
 	rc = ena_poll_wait(&a->poll, ENA_WAIT_MMIO, &ena_mmio_cond, &w,
-			   ENA_MMIO_READ_TIMEOUT_US);
+			   READ_ONCE(a->mmio_timeout_us));
 	if (!rc) {
 		dma_rmb();
 		if (le16_to_cpu(a->mmio_resp->reg_off) != off) {
@@ -129,6 +129,7 @@ void ena_mmio_program(struct ena_adapter *a)
 int ena_mmio_init(struct ena_adapter *a)
 {
 	mutex_init(&a->mmio_lock);
+	a->mmio_timeout_us = ENA_MMIO_READ_TIMEOUT_US;
 	a->mmio_resp = dma_alloc_coherent(&a->pdev->dev, sizeof(*a->mmio_resp),
 					  &a->mmio_resp_dma, GFP_KERNEL);
 	if (!a->mmio_resp)

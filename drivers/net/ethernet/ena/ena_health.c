@@ -30,6 +30,9 @@
 #define ENA_HINT_MISSED_TX_MIN_MS	500
 #define ENA_HINT_ADMIN_MIN_MS		100
 #define ENA_HINT_ADMIN_MAX_MS		30000
+#define ENA_HINT_MMIO_MIN_MS		10
+#define ENA_HINT_MMIO_MAX_MS		5000
+#define ENA_HINT_NETDEV_WD_MIN_MS	1000
 
 void ena_keep_alive(struct ena_adapter *a)
 {
@@ -41,6 +44,8 @@ enum {
 	ENA_HINT_F_KEEP_ALIVE,
 	ENA_HINT_F_MISSED_TX,
 	ENA_HINT_F_ADMIN,
+	ENA_HINT_F_MMIO,
+	ENA_HINT_F_NETDEV_WD,
 };
 
 /*
@@ -73,18 +78,19 @@ static u32 ena_hint_ms(struct ena_adapter *a, __le16 raw, u32 cur,
  * @h: hints, from GET_FEATURE HW_HINTS or a NOTIFICATION/UPDATE_HINTS event
  * @event: from an event (any context, under the AENQ lock): log the result
  *
- * The keep-alive timeout, the missing-TX-completion timeout and threshold
- * and the admin completion timeout; a field of 0 leaves the current value.
- * 0xffff turns the keep-alive and missing-TX checks off, as in-tree; other
- * values out of range are clamped (ena_hint_ms()).  The MMIO read and
- * netdev watchdog hints are not used, nor are the SGL sizes (read from
- * MAX_QUEUES at bring-up).  Readers use READ_ONCE(): the watchdog, the
- * admin queue.
+ * The keep-alive timeout, the missing-TX-completion timeout and threshold,
+ * the admin completion timeout, the readless register read timeout and the
+ * stack's TX watchdog period (netdev watchdog); a field of 0 leaves the
+ * current value.  0xffff turns the keep-alive and missing-TX checks off, as
+ * in-tree; other values out of range are clamped (ena_hint_ms()).  The SGL
+ * sizes are not taken from here (MAX_QUEUES at bring-up).  Readers use
+ * READ_ONCE(): the watchdogs, the admin queue, register reads.
  */
 void ena_hints_apply(struct ena_adapter *a,
 		     const struct ena_feat_hw_hints *h, bool event)
 {
-	u32 ka, mtx, thr, adm;
+	struct net_device *nd = a->netdev;
+	u32 ka, mtx, thr, adm, mmio, wd;
 
 	ka = ena_hint_ms(a, h->driver_watchdog_timeout,
 			 READ_ONCE(a->keep_alive_timeout_ms), true,
@@ -98,6 +104,14 @@ void ena_hints_apply(struct ena_adapter *a,
 			  READ_ONCE(a->aq.timeout_us) / USEC_PER_MSEC, false,
 			  ENA_HINT_ADMIN_MIN_MS, ENA_HINT_ADMIN_MAX_MS,
 			  ENA_HINT_F_ADMIN, "admin completion timeout");
+	mmio = ena_hint_ms(a, h->mmio_read_timeout,
+			   READ_ONCE(a->mmio_timeout_us) / USEC_PER_MSEC, false,
+			   ENA_HINT_MMIO_MIN_MS, ENA_HINT_MMIO_MAX_MS,
+			   ENA_HINT_F_MMIO, "register read timeout");
+	wd = ena_hint_ms(a, h->netdev_wd_timeout,
+			 jiffies_to_msecs(READ_ONCE(nd->watchdog_timeo)), false,
+			 ENA_HINT_NETDEV_WD_MIN_MS, ENA_HINT_NO_TIMEOUT,
+			 ENA_HINT_F_NETDEV_WD, "TX watchdog period");
 	thr = le16_to_cpu(h->missed_tx_cmpl_threshold) ?:
 	      READ_ONCE(a->missed_tx_threshold);
 
@@ -105,10 +119,13 @@ void ena_hints_apply(struct ena_adapter *a,
 	WRITE_ONCE(a->missed_tx_ms, mtx);
 	WRITE_ONCE(a->missed_tx_threshold, thr);
 	WRITE_ONCE(a->aq.timeout_us, adm * USEC_PER_MSEC);
+	WRITE_ONCE(a->mmio_timeout_us, mmio * USEC_PER_MSEC);
+	/* the stack's dev_watchdog() reads it on each run */
+	WRITE_ONCE(nd->watchdog_timeo, msecs_to_jiffies(wd));
 	if (event)
 		dev_info(&a->pdev->dev,
-			 "device hints: keep-alive timeout %u ms, missing TX completion %u ms (threshold %u), admin timeout %u ms\n",
-			 ka, mtx, thr, adm);
+			 "device hints: keep-alive timeout %u ms, missing TX completion %u ms (threshold %u), admin timeout %u ms, register read timeout %u ms, TX watchdog %u ms\n",
+			 ka, mtx, thr, adm, mmio, wd);
 }
 
 /* a completion is waiting at the head of a TX ring's CQ */
@@ -299,6 +316,7 @@ void ena_health_init(struct ena_adapter *a)
 	a->keep_alive_timeout_ms = ENA_KEEP_ALIVE_TIMEOUT_MS;
 	a->missed_tx_ms = ENA_MISSED_TX_MS;
 	a->missed_tx_threshold = ENA_MISSED_TX_THRESHOLD;
+	a->netdev->watchdog_timeo = ENA_TX_TIMEOUT;
 	INIT_DELAYED_WORK(&a->watchdog, ena_watchdog);
 	ena_reset_init(a);
 	ena_up_init(a);

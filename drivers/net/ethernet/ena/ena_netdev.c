@@ -735,7 +735,6 @@ void ena_netdev_setup(struct ena_adapter *a)
 	nd->netdev_ops = &ena_netdev_ops;
 	ena_ethtool_set_ops(nd);
 	ena_stat_ops_set(nd);
-	nd->watchdog_timeo = ENA_TX_TIMEOUT;
 
 	nd->features = f;
 	nd->hw_features = f;

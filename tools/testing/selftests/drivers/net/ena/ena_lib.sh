@@ -10,7 +10,8 @@ ENA_TOP=${ENA_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../../../.." && pw
 ENA_RELEASE=${ENA_RELEASE:-$(uname -r)}
 ENA_NDEV=${ENA_NDEV:-2}
 ENA_KO=${ENA_KO:-$ENA_TOP/build/$ENA_RELEASE/ena.ko}
-QMP="$ENA_TOP/tools/testing/vm/qmp"
+# the monitor client (tools/testing/vm/qmp.sh: no Python start per call)
+QMP="$ENA_TOP/tools/testing/vm/qmp.sh"
 
 KTAP_N=0 KTAP_PASS=0 KTAP_FAIL=0 KTAP_SKIP=0 KTAP_XFAIL=0
 

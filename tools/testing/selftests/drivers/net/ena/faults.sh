@@ -10,7 +10,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 recover_s=${ENA_RECOVER_S:-15}
 detect_s=${ENA_DETECT_S:-30}
-all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail rx-starve rx-runt bad-db bad-db-async rings-rollback missed-tx missed-irq channels-rollback link-config cq-depth no-unmask llq-tiny rx-sgl xdp-missed-tx fewer-queues destroy-late destroy-reset-fail shrink-destroy-fail up-fail mtu-shrink never-ready aenq-hints aenq-request-reset aenq-refresh-caps aenq-disabled admin-irq-lost"
+all="keepalive drop delay status malformed-id stale-phase fatal rx-reqid rx-len tx-reqid destroy-fail rx-starve rx-runt bad-db bad-db-async rings-rollback missed-tx missed-irq channels-rollback link-config cq-depth no-unmask llq-tiny rx-sgl xdp-missed-tx fewer-queues destroy-late destroy-reset-fail shrink-destroy-fail up-fail mtu-shrink never-ready aenq-hints aenq-hints-wd aenq-request-reset reason-no-ext aenq-refresh-caps aenq-disabled admin-irq-lost"
 faults=${ENA_FAULTS:-$all}
 faults=${faults//,/ }
 QMAX0=$(model_get ena0 max-queues)   # fewer-queues changes it
@@ -35,8 +35,8 @@ QMAX0=$(model_get ena0 max-queues)   # fewer-queues changes it
 # management interrupt (a keep-alive event: SET MTU took 2.9 s with
 # keep-alives every 3 s, and succeeded), or fails at its 3 s admin timeout;
 # lost interrupts in a row never reset the device (admin-irq-lost, seen on
-# 6.12). It does apply UPDATE_HINTS (aenq-hints passes).
-stock_gaps="fatal destroy-fail shrink-destroy-fail rings-rollback missed-irq channels-rollback cq-depth destroy-reset-fail up-fail mtu-shrink never-ready aenq-request-reset aenq-refresh-caps admin-irq-lost"
+# 6.12). It does apply UPDATE_HINTS (aenq-hints and aenq-hints-wd pass).
+stock_gaps="fatal destroy-fail shrink-destroy-fail rings-rollback missed-irq channels-rollback cq-depth destroy-reset-fail up-fail mtu-shrink never-ready aenq-request-reset reason-no-ext aenq-refresh-caps admin-irq-lost"
 # Faults not run for the stock driver, because they crash the guest. It
 # writes to the doorbell offset a CREATE_SQ completion gives, with no bound
 # check (read from its source), and that write would oops the guest. It
@@ -62,12 +62,13 @@ stock_skip="bad-db bad-db-async rx-len no-unmask llq-tiny rx-sgl xdp-missed-tx f
 # TX req_id, 6 too many RX descriptors (an impossible RX length), 8 driver
 # invalid state (a malformed admin completion, a failed DESTROY), 13 generic (a fatal
 # DEV_STS), 14 missing interrupt, 18 missing admin interrupt, 19 the device
-# asked for a reset; 7 init error (a failed re-init after a doorbell
+# asked for a reset (13 on a device without extended reset reasons); 10 the
+# stack's TX watchdog; 7 init error (a failed re-init after a doorbell
 # error). "none": the fault is handled without a device reset. Other
 # faults' resets, and every reset of the stock driver, are printed only.
 declare -A want_reason=([keepalive]=1 [drop]=2 [malformed-id]=8 [fatal]=13
 	[missed-tx]=3 [xdp-missed-tx]=3 [fewer-queues]=13 [shrink-destroy-fail]=8 [rx-reqid]=4 [tx-reqid]=5 [rx-len]=6 [missed-irq]=14
-	[aenq-hints]=1 [aenq-request-reset]=19 [aenq-refresh-caps]=0 [admin-irq-lost]=18
+	[aenq-hints]=1 [aenq-hints-wd]=10 [aenq-request-reset]=19 [reason-no-ext]=13 [aenq-refresh-caps]=0 [admin-irq-lost]=18
 	[stale-phase]=2 [bad-db-async]=7 [destroy-fail]=8 [destroy-reset-fail]=8
 	[mtu-shrink]=13 [up-fail]=13
 	[delay]=none [status]=none [link-config]=none [rx-starve]=none [rx-sgl]=none
@@ -90,7 +91,8 @@ clear_faults() {
 	# a monitor round trip under TCG, and this runs three times a fault
 	local k args=(keepalive-ms 1000 fault-status-opcode -1 fault-status-feature -1 fault-fatal false
 		fault-drop-next 0 fault-malformed 0 hint-missing-tx-ms 0 hint-missed-tx 0
-		hint-keepalive-ms 0 hint-admin-ms 0 aenq-supported-groups 255
+		hint-keepalive-ms 0 hint-admin-ms 0 hint-mmio-read-ms 0 hint-netdev-wd-ms 0
+		tx-hold false ext-reset-reasons true aenq-supported-groups 255
 		llq-max-depth 0 max-rx-sgl 32 max-queues "$QMAX0"
 		fault-reset-ignore false fault-never-ready false max-mtu 9216 expect-guest-errors "")
 	for k in rx-bad-reqid rx-bad-len tx-bad-reqid status-after status-times rx-runt bad-db \
@@ -517,6 +519,63 @@ hints_keepalive() {
 	echo "keep-alive timeout logged ${ms:-?} ms after the keep-alives stopped (hint 2500 ms, default 6000 ms)"
 	[ -n "$ms" ] && [ "$ms" -lt 4500 ]
 }
+# hints_tx_watchdog: UPDATE_HINTS sets the stack's TX watchdog to 1000 ms
+# and turns the missing-TX check off (0xffff); ours must also clamp a
+# register read timeout of 6000 ms to 5000 and say so once. After the
+# watchdog timer has run once with the new period (it was armed with the
+# old 5 s), the device stops sending (tx-hold) and a UDP burst fills the
+# queue: the stack's watchdog must call the driver's tx_timeout within
+# about 1 to 2 s of the queue's last transmit (it rounds its timer to whole
+# seconds), well before the default 5 s would allow. The figure is the
+# kernel's own ("transmit queue N timed out M ms", since 6.7); an older
+# kernel's line has none, and the time from the burst to the driver's
+# tx_timeout count stands for it
+hints_tx_watchdog() {
+	local got c0 c1 t0 ms i line
+	model_set_many ena0 hint-missing-tx-ms 65535 hint-netdev-wd-ms 1000 \
+		hint-mmio-read-ms 6000 >/dev/null
+	got=$(aenq_inject notification:2)
+	echo "UPDATE_HINTS (TX watchdog 1000 ms, missing TX off): $got"
+	[ "$got" = posted ] || return 1
+	sleep 0.5
+	if is_ours; then
+		dmesg | tail -n +"$d0" | grep -q "register read timeout of 6000 ms out of 10..5000 ms, clamped" ||
+			{ echo "no log line for the clamped register read hint"; return 1; }
+		dmesg | tail -n +"$d0" | grep -q "device hints: .*register read timeout 5000 ms, TX watchdog 1000 ms" ||
+			{ echo "hints not applied"; return 1; }
+	fi
+	sleep 5.5
+	c0=$(eth_stat "$A" tx_timeout)
+	model_set ena0 tx-hold true
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	python3 - <<-'PY'
+		import socket
+		s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+		s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)
+		s.setblocking(False)
+		for i in range(1200):
+		    try:
+		        s.sendto(b"w" * 1000, ("10.77.0.2", 5004))
+		    except OSError:
+		        break
+	PY
+	for ((i = 0; i < 60; i++)); do
+		c1=$(eth_stat "$A" tx_timeout)
+		[ "${c1:-0}" -gt "${c0:-0}" ] && break
+		sleep 0.2
+	done
+	ms=$(awk -v t0="$t0" '{ printf "%d", ($1 - t0) * 1000 }' /proc/uptime)
+	model_set ena0 tx-hold false
+	line=$(dmesg | tail -n +"$d0" | grep -m1 "NETDEV WATCHDOG") || true
+	echo "${line:-no NETDEV WATCHDOG line}"
+	if [[ "$line" =~ timed\ out\ ([0-9]+)\ ms ]]; then
+		ms=${BASH_REMATCH[1]}
+		echo "tx_timeout $c0 -> $c1, the queue timed out after ${ms} ms by the stack's count (hint 1000 ms, default 5000 ms)"
+	else
+		echo "tx_timeout $c0 -> $c1, ${ms} ms after the burst started (hint 1000 ms, default 5000 ms)"
+	fi
+	[ "${c1:-0}" -gt "${c0:-0}" ] && [ "$ms" -lt 4500 ]
+}
 # aenq_disabled: the device offers no DEVICE_REQUEST_RESET group (set before
 # the load), so no driver enables it: the event is dropped, counted by the
 # device, and nothing resets. A WARNING and a CONF_NOTIFICATIONS event
@@ -612,6 +671,7 @@ for f in $faults; do
 	llq-tiny) model_set ena0 llq-max-depth 2 >/dev/null;;
 	rx-sgl) model_set ena0 max-rx-sgl 2 >/dev/null;;
 	aenq-disabled) model_set ena0 aenq-supported-groups 127 >/dev/null;;
+	reason-no-ext) model_set ena0 ext-reset-reasons false >/dev/null;;
 	esac
 	load_args=()
 	[ "$f" = bad-db-async ] && load_args=(open_async=1)
@@ -737,8 +797,15 @@ for f in $faults; do
 		expect "$f: a lost IO interrupt is detected and leads to a reset" missed_irq;;
 	aenq-hints)
 		ktap_check "$f: UPDATE_HINTS shortens the keep-alive timeout: the reset comes within the hint" hints_keepalive;;
+	aenq-hints-wd)
+		ktap_check "$f: UPDATE_HINTS shortens the stack's TX watchdog: a device that stopped sending is reset within the hint" hints_tx_watchdog;;
 	aenq-request-reset)
 		expect "$f: DEVICE_REQUEST_RESET resets the device, carrier back" reset_asked device-request-reset;;
+	reason-no-ext)
+		# a device without the extended reset reasons (DEVICE_ATTRIBUTES
+		# capability bit 3): the device-requested reset's reason (19)
+		# does not fit DEV_CTL's 4 bits and goes as GENERIC (13)
+		expect "$f: DEVICE_REQUEST_RESET on a device without extended reset reasons resets it, carrier back" reset_asked device-request-reset;;
 	aenq-refresh-caps)
 		expect "$f: REFRESH_CAPABILITIES resets the device, carrier back" reset_asked refresh-capabilities;;
 	aenq-disabled)
