@@ -268,7 +268,7 @@ def probe(*args):
                       "command. Under TCG part of what a latency adds is the emulator's: each PAUSE "
                       "(`cpu_relax()`) of the spin leaves the translated code and retakes QEMU's global "
                       "lock, and the management interrupt lands on the spinning vCPU when its affinity "
-                      "says so (bench/README.md, the admin wait alone).", "",
+                      "says so (ena-fast-design-notes.rst, Admin spin of 100 us).", "",
                       "| variant | latency us | loads | reaction us | p90 us | added us (95%) "
                       "| wakeups/cmd | spin hits/cmd | spin us/cmd |",
                       "|---|---|---|---|---|---|---|---|---|"] + ping_rows

@@ -18,8 +18,8 @@
  * Off by default, as in-tree (one device after the other): the boot
  * benchmark measured no gain under TCG with 4 and 8 devices on 2 vCPUs,
  * where the chain of opens under RTNL, not the probes, sets the time to
- * all interfaces up (bench/README.md).  The module load waits for the
- * parallel probes too.
+ * all interfaces up (ena-fast-design-notes.rst).  The module load waits for
+ * the parallel probes too.
  */
 #include <linux/jiffies.h>
 #include <linux/module.h>

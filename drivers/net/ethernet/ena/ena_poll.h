@@ -22,9 +22,9 @@ struct device;
 #define ENA_POLL_SPIN_MAX_US		200
 /*
  * The default spin: the probe bench at 50 us of device latency took the
- * driver's reaction from 167 to 94 us (27 us above a device that answers at
- * once) and probe from 15.1 to 11.2 ms, for about 108 us of CPU per command
- * (bench/results/2026-12-04-6.12.95+deb12-amd64-spin200.md).
+ * driver's reaction from 167 to 94 us and probe from 15.1 to 11.2 ms, for
+ * about 108 us of CPU per command; 200 us bought nothing more (the spin200
+ * run, Documentation/.../amazon/ena-fast-design-notes.rst).
  */
 #define ENA_POLL_SPIN_DEFAULT_US	100
 /*

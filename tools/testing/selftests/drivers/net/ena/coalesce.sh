@@ -136,7 +136,8 @@ load_rounds() {
 # must wait the TX delay too, whichever of the pair's CQs the driver
 # unmasks through (the in-tree driver writes the TX CQ's register, ours the
 # RX CQ's); under the memory checkers pktgen is too slow for that to happen
-# often, so this checks the TX delay, not that case (bench/README.md).
+# often, so this checks the TX delay, not that case (ena-fast-design-notes.rst,
+# The model's interrupt delay).
 check_tx_delay() {
 	local pg=/proc/net/pktgen th i0 p0 t0 i1 p1 t1 irqs max rc=0
 	th=kpktgend_$(( $(nproc) > 1 ? 1 : 0 ))

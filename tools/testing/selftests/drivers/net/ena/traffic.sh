@@ -96,7 +96,7 @@ ktap_check "LLQ without meta caching: pings and TCP, TX csum on and off, no pack
 # lost while the first fill went on (buffers posted, never half the ring
 # yet: stat-rx-overruns-filling; only ours has such a phase). These depend
 # on how fast the guest runs (checkers, a second guest beside it), so they
-# are measured side by side in bench/README.md, not bounded here. The
+# are printed to compare the drivers side by side, not bounded here. The
 # flood starts at 10,000 frames/s and is halved (down to 1,250) while the
 # peer, up with a full ring, cannot take it in a steady second.
 overruns() { "$QMP" qom-get ena1 stat-rx-overruns stat-rx-overruns-filling | paste -sd' '; }
