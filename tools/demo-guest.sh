@@ -110,8 +110,8 @@ slower = ["%s %.2fx" % (l.split(" (")[0], o / s) for l, (s, o) in res.items() if
 if slower:
     print("\nours is not ahead here on: " + "; ".join(slower) + ".")
     print("Under TCG a load's time is mostly CPU time in the kernel's PCI, IRQ and netdev core, the same")
-    print("for both drivers; differences within about 15% are noise (bench/README.md: the boot bench's")
-    print("bootstrap intervals). Ours' lead is in the admin waits above and in ring memory.")
+    print("for both drivers, and one run gives no interval: make bench measures these with paired")
+    print("rounds and intervals (bench/README.md). Ours' lead is in the admin waits above and in ring memory.")
 else:
     print("\nours is ahead on every timed row of this run.")
 print("(model idle: during device 0's probe, the sum of the times from the device's newest admin")
