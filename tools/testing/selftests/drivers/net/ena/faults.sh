@@ -57,20 +57,22 @@ stock_skip="bad-db bad-db-async rx-len no-unmask llq-tiny rx-sgl xdp-missed-tx f
 # of reasons above 15 on a device with extended reset reasons, as the in-tree
 # names go) in the first device reset after each fault that leads to one; the
 # model records the reason of every reset (reset-reasons). 0 normal (the
-# device asked for its capabilities to be read again), 1 keep-alive timeout,
-# 2 admin timeout, 3 missing TX completions, 4 invalid RX req_id, 5 invalid
-# TX req_id, 6 too many RX descriptors (an impossible RX length), 8 driver
-# invalid state (a malformed admin completion, a failed DESTROY), 13 generic (a fatal
-# DEV_STS), 14 missing interrupt, 18 missing admin interrupt, 19 the device
-# asked for a reset (13 on a device without extended reset reasons); 10 the
-# stack's TX watchdog; 7 init error (a failed re-init after a doorbell
-# error). "none": the fault is handled without a device reset. Other
-# faults' resets, and every reset of the stock driver, are printed only.
+# device asked for its capabilities to be read again), 1 keep-alive timeout, 2
+# admin timeout (a DESTROY completing after its timeout too), 3 missing TX
+# completions, 4 invalid RX req_id, 5 invalid TX req_id, 6 too many RX
+# descriptors (an impossible RX length), 8 driver invalid state (a malformed
+# admin completion, a failed DESTROY), 13 generic (a fatal DEV_STS or
+# FATAL_ERROR event, also when READY is late after it), 14 missing interrupt,
+# 18 missing admin interrupt, 19 the device asked for a reset (13 on a device
+# without extended reset reasons); 10 the stack's TX watchdog; 7 init error (a
+# failed re-init after a doorbell error). "none": the fault is handled without
+# a device reset. Other faults' resets, and every reset of the stock driver,
+# are printed only.
 declare -A want_reason=([keepalive]=1 [drop]=2 [malformed-id]=8 [fatal]=13
 	[missed-tx]=3 [xdp-missed-tx]=3 [fewer-queues]=13 [shrink-destroy-fail]=8 [rx-reqid]=4 [tx-reqid]=5 [rx-len]=6 [missed-irq]=14
 	[aenq-hints]=1 [aenq-hints-wd]=10 [aenq-request-reset]=19 [reason-no-ext]=13 [aenq-refresh-caps]=0 [admin-irq-lost]=18
 	[stale-phase]=2 [bad-db-async]=7 [destroy-fail]=8 [destroy-reset-fail]=8
-	[mtu-shrink]=13 [up-fail]=13
+	[mtu-shrink]=13 [up-fail]=13 [destroy-late]=2 [never-ready]=13
 	[delay]=none [status]=none [link-config]=none [rx-starve]=none [rx-sgl]=none
 	[no-unmask]=none [bad-db]=none [channels-rollback]=none [cq-depth]=none
 	[llq-tiny]=none [rings-rollback]=none [rx-runt]=none [aenq-disabled]=none)
