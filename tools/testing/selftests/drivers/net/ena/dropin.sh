@@ -217,31 +217,14 @@ except socket.timeout:
 # again. The device's missing-completion hint is set long (60 s, at load)
 # so that the watchdog, not that check, notices first.
 tx_watchdog() {
-	local r0 t0 t1 i
-	r0=$(model_get ena0 stat-resets) t0=$(eth_stat "$A" tx_timeout)
-	model_set ena0 tx-hold true
-	python3 - <<-'PY'
-		import socket
-		s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-		s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)
-		s.setblocking(False)
-		for i in range(5000):
-		    try:
-		        s.sendto(b"w" * 1000, ("10.77.0.2", 5004))
-		    except BlockingIOError:
-		        break
-	PY
+	local r0 t0=$SECONDS
+	r0=$(model_get ena0 stat-resets)
 	# the device sends again as soon as the watchdog fired: the qdisc's
 	# backlog must not stop the restarted queue a second time
-	for ((i = 0; i < 120; i++)); do
-		t1=$(eth_stat "$A" tx_timeout)
-		[ "${t1:-0}" -gt "${t0:-0}" ] && break
-		sleep 0.25
-	done
-	model_set ena0 tx-hold false
+	tx_stall 5000 30
 	wait_model_reset "$r0" 10 >/dev/null
-	echo "tx_timeout $t0 -> $t1 after $((i / 4)) s, device resets $r0 -> $(model_get ena0 stat-resets)"
-	[ "${t1:-0}" -gt "${t0:-0}" ] && [ "$(model_get ena0 stat-resets)" -gt "$r0" ] || return 1
+	echo "tx_timeout $TXTO0 -> $TXTO1 after $((SECONDS - t0)) s, device resets $r0 -> $(model_get ena0 stat-resets)"
+	[ "${TXTO1:-0}" -gt "${TXTO0:-0}" ] && [ "$(model_get ena0 stat-resets)" -gt "$r0" ] || return 1
 	wait_carrier "$A" 20 && ping_ok 5
 }
 # aenq_fatal: a FATAL_ERROR event from the device leads to a reset, and

@@ -194,6 +194,41 @@ wait_model_reset() {
 	return 1
 }
 
+# udp_burst N: N datagrams of 1000 bytes to 10.77.0.2:5004, as fast as the
+# socket takes them (a 64 MiB send buffer, forced), stopping at the first
+# one it refuses: fills a TX queue the device does not serve (tx-hold)
+udp_burst() {
+	python3 - "$1" <<-'PY'
+		import socket, sys
+		s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+		s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)
+		s.setblocking(False)
+		for i in range(int(sys.argv[1])):
+		    try:
+		        s.sendto(b"w" * 1000, ("10.77.0.2", 5004))
+		    except OSError:
+		        break
+	PY
+}
+
+# tx_stall N S: the device stops sending (tx-hold), N datagrams (udp_burst)
+# fill the queue, and the stack's TX watchdog must have the driver count a
+# tx_timeout within S seconds; the device sends again after, either way.
+# TXTO0 and TXTO1: tx_timeout before and after
+tx_stall() {
+	local i
+	TXTO0=$(eth_stat "$A" tx_timeout)
+	model_set ena0 tx-hold true
+	udp_burst "$1"
+	for ((i = 0; i < $2 * 5; i++)); do
+		TXTO1=$(eth_stat "$A" tx_timeout)
+		[ "${TXTO1:-0}" -gt "${TXTO0:-0}" ] && break
+		sleep 0.2
+	done
+	model_set ena0 tx-hold false
+	[ "${TXTO1:-0}" -gt "${TXTO0:-0}" ]
+}
+
 # pktgen_to IFACE PEER NS [THREAD]: pktgen's THREAD (default: the last
 # kpktgend) sends 60-byte frames out of IFACE to 10.77.0.2 at the MAC of
 # PEER (in netns NS), until stopped (count 0); start and stop through

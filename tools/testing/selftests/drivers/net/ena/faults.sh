@@ -481,6 +481,19 @@ reset_asked() {
 	wait_reset "$r0" || return 1
 	wait_carrier "$A" "$recover_s"
 }
+# hints_posted WHAT LOG...: an UPDATE_HINTS event with the model's hint-*
+# values is posted; ours must then have logged each LOG (a regex)
+hints_posted() {
+	local got l
+	got=$(aenq_inject notification:2)
+	echo "UPDATE_HINTS ($1): $got"
+	[ "$got" = posted ] || return 1
+	sleep 0.5
+	is_ours || return 0
+	for l in "${@:2}"; do
+		dmesg | tail -n +"$d0" | grep -q "$l" || { echo "not logged: $l"; return 1; }
+	done
+}
 # hints_keepalive: UPDATE_HINTS with a keep-alive timeout of 2500 ms (ours
 # first gets 100 ms, which it must clamp to 2000 and say so once), then the
 # keep-alives stop: the driver must give up on them within about 2.5 s plus
@@ -488,25 +501,14 @@ reset_asked() {
 # stopped: the model's polling under a loaded host does not count), well
 # before the default 6 s would allow
 hints_keepalive() {
-	local got t0 ms line
+	local t0 ms line
 	if is_ours; then
 		model_set ena0 hint-keepalive-ms 100 >/dev/null
-		got=$(aenq_inject notification:2)
-		[ "$got" = posted ] || { echo "UPDATE_HINTS (100 ms): $got"; return 1; }
-		sleep 0.5
-		dmesg | tail -n +"$d0" | grep -q "hint keep-alive timeout of 100 ms out of 2000" ||
-			{ echo "no log line for the clamped hint"; return 1; }
+		hints_posted "keep-alive 100 ms" "hint keep-alive timeout of 100 ms out of 2000" || return 1
 		[ "$(model_get ena0 stat-resets)" = "$r0" ] || { echo "a reset after the clamped hint"; return 1; }
 	fi
 	model_set ena0 hint-keepalive-ms 2500 >/dev/null
-	got=$(aenq_inject notification:2)
-	echo "UPDATE_HINTS (keep-alive 2500 ms): $got"
-	[ "$got" = posted ] || return 1
-	sleep 0.5
-	if is_ours; then
-		dmesg | tail -n +"$d0" | grep -q "device hints: keep-alive timeout 2500 ms" ||
-			{ echo "hints not applied"; return 1; }
-	fi
+	hints_posted "keep-alive 2500 ms" "device hints: keep-alive timeout 2500 ms" || return 1
 	model_set ena0 keepalive-ms 0
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	wait_reset "$r0" || return 1
@@ -533,50 +535,25 @@ hints_keepalive() {
 # kernel's line has none, and the time from the burst to the driver's
 # tx_timeout count stands for it
 hints_tx_watchdog() {
-	local got c0 c1 t0 ms i line
+	local t0 ms line
 	model_set_many ena0 hint-missing-tx-ms 65535 hint-netdev-wd-ms 1000 \
 		hint-mmio-read-ms 6000 >/dev/null
-	got=$(aenq_inject notification:2)
-	echo "UPDATE_HINTS (TX watchdog 1000 ms, missing TX off): $got"
-	[ "$got" = posted ] || return 1
-	sleep 0.5
-	if is_ours; then
-		dmesg | tail -n +"$d0" | grep -q "register read timeout of 6000 ms out of 10..5000 ms, clamped" ||
-			{ echo "no log line for the clamped register read hint"; return 1; }
-		dmesg | tail -n +"$d0" | grep -q "device hints: .*register read timeout 5000 ms, TX watchdog 1000 ms" ||
-			{ echo "hints not applied"; return 1; }
-	fi
+	hints_posted "TX watchdog 1000 ms, missing TX off" \
+		"register read timeout of 6000 ms out of 10..5000 ms, clamped" \
+		"device hints: .*register read timeout 5000 ms, TX watchdog 1000 ms" || return 1
 	sleep 5.5
-	c0=$(eth_stat "$A" tx_timeout)
-	model_set ena0 tx-hold true
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	python3 - <<-'PY'
-		import socket
-		s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-		s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)
-		s.setblocking(False)
-		for i in range(1200):
-		    try:
-		        s.sendto(b"w" * 1000, ("10.77.0.2", 5004))
-		    except OSError:
-		        break
-	PY
-	for ((i = 0; i < 60; i++)); do
-		c1=$(eth_stat "$A" tx_timeout)
-		[ "${c1:-0}" -gt "${c0:-0}" ] && break
-		sleep 0.2
-	done
+	tx_stall 1200 12
 	ms=$(awk -v t0="$t0" '{ printf "%d", ($1 - t0) * 1000 }' /proc/uptime)
-	model_set ena0 tx-hold false
 	line=$(dmesg | tail -n +"$d0" | grep -m1 "NETDEV WATCHDOG") || true
 	echo "${line:-no NETDEV WATCHDOG line}"
 	if [[ "$line" =~ timed\ out\ ([0-9]+)\ ms ]]; then
 		ms=${BASH_REMATCH[1]}
-		echo "tx_timeout $c0 -> $c1, the queue timed out after ${ms} ms by the stack's count (hint 1000 ms, default 5000 ms)"
+		echo "tx_timeout $TXTO0 -> $TXTO1, the queue timed out after ${ms} ms by the stack's count (hint 1000 ms, default 5000 ms)"
 	else
-		echo "tx_timeout $c0 -> $c1, ${ms} ms after the burst started (hint 1000 ms, default 5000 ms)"
+		echo "tx_timeout $TXTO0 -> $TXTO1, ${ms} ms after the burst started (hint 1000 ms, default 5000 ms)"
 	fi
-	[ "${c1:-0}" -gt "${c0:-0}" ] && [ "$ms" -lt 4500 ]
+	[ "${TXTO1:-0}" -gt "${TXTO0:-0}" ] && [ "$ms" -lt 4500 ]
 }
 # aenq_disabled: the device offers no DEVICE_REQUEST_RESET group (set before
 # the load), so no driver enables it: the event is dropped, counted by the
