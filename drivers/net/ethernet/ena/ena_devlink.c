@@ -383,6 +383,7 @@ static int ena_rep_dump_##n(struct devlink_health_reporter *rep,	\
 {									\
 	return ena_rep_dump(rep, f, ctx, extack, which);		\
 }
+
 ENA_REP_DUMP(tx, ENA_REP_TX)
 ENA_REP_DUMP(rx, ENA_REP_RX)
 ENA_REP_DUMP(admin, ENA_REP_ADMIN)
@@ -444,6 +445,7 @@ static int ena_rep_recover(struct devlink_health_reporter *rep,
 	.dump		= ena_rep_dump_##n,				\
 	.diagnose	= ena_rep_diagnose,				\
 }
+
 static const struct devlink_health_reporter_ops ena_rep_ops[ENA_REPORTERS] = {
 	[ENA_REP_TX]		= ENA_REP_OPS(tx),
 	[ENA_REP_RX]		= ENA_REP_OPS(rx),
