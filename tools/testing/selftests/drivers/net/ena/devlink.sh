@@ -71,11 +71,13 @@ sys.exit("; ".join(errs) or None)
 ktap_check "devlink dev info: driver ena, serial = MAC, device and driver versions" info_check
 
 # rep_field REPORTER FIELD: a field of `devlink health show` (error,
-# recover, state, auto_recover, grace_period); awk, not python: this runs
-# often, and every process start costs under TCG
+# recover, state, auto_recover, grace_period: the name/value pairs from
+# "state" on; a state "error" is no key); awk, not python: this runs often,
+# and every process start costs under TCG
 rep_field() {
 	devlink health show "$DL" reporter "$1" |
-		awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'
+		awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == "state") break
+			for (; i < NF; i += 2) if ($i == k) { print $(i + 1); exit } }'
 }
 reporters_check() {
 	local j
