@@ -95,6 +95,18 @@
 /* admin exchanges in a row whose interrupt never came: reset the device */
 #define ENA_ADMIN_IRQ_MISSED_RESET	3
 
+/* the devlink health reporters, one per class of fault (ena_devlink.c) */
+enum ena_reporter {
+	ENA_REP_TX,
+	ENA_REP_RX,
+	ENA_REP_ADMIN,
+	ENA_REP_DEVICE,
+	ENA_REPORTERS,
+};
+
+struct devlink;
+struct devlink_health_reporter;
+
 /* probe milestones, timed for debugfs "probe" */
 enum ena_probe_step {
 	ENA_PROBE_MAPPED,	/* BARs, readless buffer, admin rings */
@@ -445,6 +457,8 @@ struct ena_adapter {
 	u32 dma_width;
 	u32 supported_features;
 	u32 capabilities;
+	u32 dev_version;	/* ENA_REG_VERSION at the last bring-up */
+	u32 ctrl_version;	/* ENA_REG_CTRL_VERSION at the last bring-up */
 	u8 mac[ETH_ALEN];
 	u32 max_mtu;
 	u32 dev_max_queues;
@@ -508,6 +522,20 @@ struct ena_adapter {
 	unsigned long reset_retry_at;	/* jiffies: next try after a failure */
 	u32 reset_fail_streak;		/* failed resets since the last good one */
 	enum ena_reset_reason reset_reason;
+	const char *reset_why;		/* the log text of the last reset asked */
+	/*
+	 * devlink (ena_devlink.c): the instance, its health reporters, and
+	 * the work that reports each scheduled reset through them.
+	 * @devlink_live says whether reports may go to devlink (registered),
+	 * under @report_lock, which a report holds throughout.
+	 */
+	struct devlink *devlink;
+	struct devlink_health_reporter *reporters[ENA_REPORTERS];
+	struct work_struct report_work;
+	struct mutex report_lock;	/* a report vs. devlink unregister */
+	bool devlink_live;
+	u64 reports;			/* resets reported through devlink */
+	u64 reports_parked;		/* ... that left the device down */
 	u64 resets;
 	u64 resets_failed;
 	u64 dev_bad_answers;	/* admin answers with impossible values */
@@ -739,6 +767,20 @@ void ena_reset_init(struct ena_adapter *a);
 int ena_dev_restore(struct ena_adapter *a, enum ena_reset_reason reason);
 void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
 			const char *why);
+void ena_reset_retry(struct ena_adapter *a);
+int ena_reset_run(struct ena_adapter *a, bool only_pending);
+void ena_reset_park(struct ena_adapter *a);
+
+/* ena_devlink.c: devlink instance, info and health reporters */
+int ena_devlink_alloc(struct ena_adapter *a);
+void ena_devlink_free(struct ena_adapter *a);
+int ena_devlink_reporters_create(struct ena_adapter *a);
+void ena_devlink_reporters_destroy(struct ena_adapter *a);
+void ena_devlink_register(struct ena_adapter *a);
+void ena_devlink_unregister(struct ena_adapter *a);
+void ena_devlink_report_work(struct work_struct *w);
+void ena_devlink_recovered(struct ena_adapter *a);
+enum ena_reporter ena_reason_reporter(enum ena_reset_reason reason);
 
 /* ena_stats.c: the one list of counters, for ethtool -S and debugfs */
 typedef void (*ena_stat_emit_t)(void *ctx, const char *name, u64 val);

@@ -242,6 +242,8 @@ static int ena_check_version(struct ena_adapter *a)
 			(u32)FIELD_GET(ENA_CTRL_VERSION_SUBMINOR, ctrl));
 		return -EOPNOTSUPP;
 	}
+	WRITE_ONCE(a->dev_version, ver);
+	WRITE_ONCE(a->ctrl_version, ctrl);
 	dev_dbg(&a->pdev->dev, "ENA spec %u.%u, controller %u.%u.%u\n",
 		(u32)FIELD_GET(ENA_VERSION_MAJOR, ver),
 		(u32)FIELD_GET(ENA_VERSION_MINOR, ver),

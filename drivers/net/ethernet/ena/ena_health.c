@@ -285,8 +285,7 @@ static void ena_watchdog(struct work_struct *w)
 		goto again;
 	if (test_bit(ENA_F_DEV_DEAD, &a->flags)) {
 		if (time_after_eq(jiffies, READ_ONCE(a->reset_retry_at)))
-			ena_reset_schedule(a, a->reset_reason,
-					   "retrying after a failed reset");
+			ena_reset_retry(a);
 		goto again;
 	}
 
@@ -339,8 +338,8 @@ void ena_health_start(struct ena_adapter *a)
  * @a: adapter
  *
  * Marks the adapter removing under the health lock and RTNL, then cancels
- * the watchdog (which stops re-arming itself) and the reset work.  Not
- * under RTNL (the reset work takes it).
+ * the watchdog (which stops re-arming itself), the report work and the
+ * reset work.  Not under RTNL (the report and reset works take it).
  */
 void ena_health_stop(struct ena_adapter *a)
 {
@@ -359,5 +358,6 @@ void ena_health_stop(struct ena_adapter *a)
 	spin_unlock_irqrestore(&a->health_lock, irqf);
 	rtnl_unlock();
 	cancel_delayed_work_sync(&a->watchdog);
+	cancel_work_sync(&a->report_work);
 	cancel_work_sync(&a->reset_work);
 }

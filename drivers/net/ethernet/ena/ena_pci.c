@@ -228,10 +228,13 @@ static int ena_probe_dev(struct pci_dev *pdev)
 
 	ena_poll_init(&a->poll, &pdev->dev);
 	ena_health_init(a);
+	rc = ena_devlink_alloc(a);
+	if (rc)
+		goto err_netdev;
 
 	rc = ena_map_bars(a);
 	if (rc)
-		goto err_netdev;
+		goto err_devlink;
 
 	a->host_info = dma_alloc_coherent(&pdev->dev, PAGE_SIZE,
 					  &a->host_info_dma, GFP_KERNEL);
@@ -294,6 +297,10 @@ static int ena_probe_dev(struct pci_dev *pdev)
 		rc = netif_set_real_num_rx_queues(nd, a->num_queues);
 	if (rc)
 		goto err_rss;
+	/* before the watchdog: every reset scheduled goes to a reporter */
+	rc = ena_devlink_reporters_create(a);
+	if (rc)
+		goto err_rss;
 
 	ena_debugfs_add(a);
 	ena_health_start(a);
@@ -311,6 +318,13 @@ static int ena_probe_dev(struct pci_dev *pdev)
 	rc = register_netdev(nd);
 	if (rc)
 		goto err_health;
+	/*
+	 * After the netdev, as the devlink core wants since 5.16: the
+	 * instance appears to userspace (and its notifications go out) only
+	 * complete, and nothing can fail after it.  A reset scheduled in
+	 * between runs without devlink (ena_devlink_report_work()).
+	 */
+	ena_devlink_register(a);
 
 	ena_probe_mark(a, ENA_PROBE_REGISTERED, t0);
 	a->probe_us = a->probe_step_us[ENA_PROBE_REGISTERED];
@@ -323,6 +337,7 @@ static int ena_probe_dev(struct pci_dev *pdev)
 err_health:
 	ena_health_stop(a);
 	ena_debugfs_remove(a);
+	ena_devlink_reporters_destroy(a);
 err_rss:
 	ena_rss_free(a);
 err_irq:
@@ -345,6 +360,8 @@ err_host_info:
 			  a->host_info_dma);
 err_bars:
 	ena_unmap_bars(a);
+err_devlink:
+	ena_devlink_free(a);
 err_netdev:
 	free_netdev(nd);
 err_regions:
@@ -370,15 +387,20 @@ static void ena_remove(struct pci_dev *pdev)
 	struct net_device *nd = a->netdev;
 
 	/*
-	 * First no reset can be queued or run, and no management interrupt
+	 * devlink goes first (the devlink core's rule, mirroring probe):
+	 * userspace cannot reach the instance, and no report goes to it,
+	 * from here on; a reset still scheduled runs without it.
+	 * Then no reset can be queued or run, and no management interrupt
 	 * handler (AENQ link events, admin wakeups) runs any more: the close
 	 * inside unregister_netdev() polls its admin commands.  Only then
 	 * does the netdev go, with nothing left to touch it.
 	 */
+	ena_devlink_unregister(a);
 	ena_health_stop(a);
 	ena_mgmt_quiesce(a);
 	unregister_netdev(nd);
 	ena_debugfs_remove(a);
+	ena_devlink_reporters_destroy(a);
 	ena_rss_free(a);
 	free_irq(pci_irq_vector(pdev, ENA_MGMT_VECTOR), a);
 	kfree(a->qps);
@@ -391,6 +413,7 @@ static void ena_remove(struct pci_dev *pdev)
 	dma_free_coherent(&pdev->dev, PAGE_SIZE, a->host_info,
 			  a->host_info_dma);
 	ena_unmap_bars(a);
+	ena_devlink_free(a);
 	free_netdev(nd);
 	pci_release_selected_regions(pdev,
 				     pci_select_bars(pdev, IORESOURCE_MEM));

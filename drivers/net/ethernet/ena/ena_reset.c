@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Recovery: scheduling a device reset (from any context, ena_health.c's
- * watchdog among them) and the reset work that recovers the device (tear
- * down queues, reset, re-init admin queue and AENQ, restore the up state).
+ * watchdog among them; reported through devlink, ena_devlink.c) and the
+ * reset that recovers the device (tear down queues, reset, re-init admin
+ * queue and AENQ, restore the up state).
  */
 #include <linux/jiffies.h>
 #include <linux/rtnetlink.h>
@@ -17,39 +18,65 @@
  * is never held for more than one device bring-up.
  */
 #define ENA_RESET_RETRY_DELAY	(2 * HZ)
-/**
- * ena_reset_schedule() - ask for a device reset
- * @a: adapter
- * @reason: reason reported to the device
- * @why: for the log line
- *
- * Any context.  The device is treated as dead from here on: queue stops
- * skip their DESTROY commands and new admin commands fail fast.  During
- * probe (before ena_health_start()) the failing step aborts probe instead.
+/*
+ * Mark the device dead and queue @work (the report or the reset itself)
+ * unless a reset is pending already.  Under the health lock, so that once
+ * ena_health_stop() has marked the adapter removing, no caller (hard IRQ
+ * included) can queue the work behind its cancel_work_sync().
  */
-void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
-			const char *why)
+static bool ena_reset_queue(struct ena_adapter *a, struct work_struct *work,
+			    enum ena_reset_reason reason, const char *why)
 {
 	unsigned long irqf;
 	bool queued = false;
 
 	set_bit(ENA_F_DEV_DEAD, &a->flags);
-	/*
-	 * Under the health lock, so that once ena_health_stop() has marked
-	 * the adapter removing, no caller (hard IRQ included) can queue the
-	 * work behind its cancel_work_sync().
-	 */
 	spin_lock_irqsave(&a->health_lock, irqf);
 	if (test_bit(ENA_F_LIVE, &a->flags) &&
 	    !test_bit(ENA_F_REMOVING, &a->flags) &&
 	    !test_and_set_bit(ENA_F_RESET_PENDING, &a->flags)) {
 		a->reset_reason = reason;
-		queued = queue_work(system_unbound_wq, &a->reset_work);
+		a->reset_why = why;
+		queued = queue_work(system_unbound_wq, work);
 	}
 	spin_unlock_irqrestore(&a->health_lock, irqf);
-	if (queued)
+	return queued;
+}
+
+/**
+ * ena_reset_schedule() - report a fault that needs a device reset
+ * @a: adapter
+ * @reason: reason reported to the device
+ * @why: a string constant, for the log line and the devlink report
+ *
+ * Any context.  The device is treated as dead from here on: queue stops
+ * skip their DESTROY commands and new admin commands fail fast.  The
+ * fault goes to the devlink health reporter of @reason from a work item
+ * (ena_devlink_report_work(): reporting may sleep), and that reporter's
+ * recovery is the reset.  During probe (before ena_health_start()) the
+ * failing step aborts probe instead.
+ */
+void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
+			const char *why)
+{
+	if (ena_reset_queue(a, &a->report_work, reason, why))
 		dev_err(&a->pdev->dev, "device reset scheduled: %s (reason %d)\n",
 			why, reason);
+}
+
+/**
+ * ena_reset_retry() - try a failed reset again
+ * @a: adapter
+ *
+ * Any context.  The fault was reported when it happened; a retry of its
+ * recovery is not a new fault, so the reset work is queued directly, with
+ * the reason of the failed reset.
+ */
+void ena_reset_retry(struct ena_adapter *a)
+{
+	if (ena_reset_queue(a, &a->reset_work, a->reset_reason, a->reset_why))
+		dev_err(&a->pdev->dev, "device reset scheduled: retrying after a failed reset (reason %d)\n",
+			a->reset_reason);
 }
 
 /**
@@ -129,17 +156,30 @@ int ena_set_llq_large(struct ena_adapter *a, bool large, u32 tx, u32 rx)
 	return up ? ena_up(a) : 0;
 }
 
-static void ena_reset_work(struct work_struct *w)
+/**
+ * ena_reset_run() - reset the device and restore the interface
+ * @a: adapter; the caller holds no RTNL (taken here)
+ * @only_pending: do nothing unless a reset is pending (the reset work:
+ *	a suspend may have taken it over)
+ *
+ * The recovery itself, run by the reset work (retries), by the devlink
+ * health reporters' recover op (a reported fault, or `devlink health
+ * recover`) and, before devlink is registered, by the report work.  A
+ * failure is tried again at once by the reset work, then by the watchdog;
+ * the retry that works marks the devlink reporters healthy again.
+ *
+ * Return: 0, -EBUSY once remove or suspend has begun (or nothing was
+ * pending), or the errno of the failed bring-up.
+ */
+int ena_reset_run(struct ena_adapter *a, bool only_pending)
 {
-	struct ena_adapter *a = container_of(w, struct ena_adapter,
-					     reset_work);
 	ktime_t t0 = ktime_get();
 	bool again = false;
-	int rc;
+	int rc = -EBUSY;
 
 	rtnl_lock();
-	if (!test_bit(ENA_F_RESET_PENDING, &a->flags) ||
-	    test_bit(ENA_F_REMOVING, &a->flags))
+	if (test_bit(ENA_F_REMOVING, &a->flags) ||
+	    (only_pending && !test_bit(ENA_F_RESET_PENDING, &a->flags)))
 		goto out;
 
 	a->resets++;
@@ -181,12 +221,48 @@ static void ena_reset_work(struct work_struct *w)
 out:
 	rtnl_unlock();
 	if (again)
-		ena_reset_schedule(a, a->reset_reason,
-				   "retrying after a failed reset");
+		ena_reset_retry(a);
+	return rc;
+}
+
+/**
+ * ena_reset_park() - leave the device down after a fault not recovered
+ * @a: adapter; the caller holds no RTNL
+ *
+ * A reported fault whose reporter did not recover (auto-recover off, or
+ * a second fault within the grace period): the queues are stopped and
+ * freed and the carrier is off, and the reset stays pending (no other
+ * reset is queued, the watchdog waits) until `devlink health recover`.
+ */
+void ena_reset_park(struct ena_adapter *a)
+{
+	rtnl_lock();
+	if (!test_bit(ENA_F_REMOVING, &a->flags) &&
+	    test_bit(ENA_F_RESET_PENDING, &a->flags)) {
+		a->reports_parked++;
+		ena_down(a);
+		netif_carrier_off(a->netdev);
+		dev_warn(&a->pdev->dev,
+			 "device left down after the fault (reason %d) until devlink health recover\n",
+			 a->reset_reason);
+	}
+	rtnl_unlock();
+}
+
+/* the reset work: retries of a failed reset (ena_reset_retry()) */
+static void ena_reset_work(struct work_struct *w)
+{
+	struct ena_adapter *a = container_of(w, struct ena_adapter,
+					     reset_work);
+
+	if (!ena_reset_run(a, true))
+		ena_devlink_recovered(a);
 }
 
 void ena_reset_init(struct ena_adapter *a)
 {
 	spin_lock_init(&a->health_lock);
 	INIT_WORK(&a->reset_work, ena_reset_work);
+	INIT_WORK(&a->report_work, ena_devlink_report_work);
+	mutex_init(&a->report_lock);
 }
