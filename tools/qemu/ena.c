@@ -336,33 +336,14 @@ static bool ena_get_false(Object *obj, Error **errp)
 
 static void ena_stat_reset(Object *obj, bool val, Error **errp)
 {
-    EnaCore *core = &ENA(obj)->core;
-
     if (val) {
-        memset(&core->st, 0, sizeof(core->st));
-        memset(core->fuzz_count, 0, sizeof(core->fuzz_count));
-        core->fuzz_irq_dup = 0;
-        memset(core->err_count, 0, sizeof(core->err_count));
-        memset(core->err_expected, 0, sizeof(core->err_expected));
-        core->react_count = 0;
-        core->react_db_first = 0;
-        core->react_probe = UINT32_MAX;
-        core->react_due = false;
+        ena_stats_reset(&ENA(obj)->core);
     }
 }
 
 static char *ena_get_by_opcode(Object *obj, Error **errp)
 {
-    EnaCore *core = &ENA(obj)->core;
-    static const uint8_t ops[] = { 1, 2, 3, 4, 8, 9, 11 };
-    GString *str = g_string_new(NULL);
-    unsigned i;
-
-    for (i = 0; i < ARRAY_SIZE(ops); i++) {
-        g_string_append_printf(str, "%s%u:%" PRIu64, i ? " " : "", ops[i],
-                               core->st.admin_by_op[ops[i]]);
-    }
-    return g_string_free(str, false);
+    return ena_stats_by_opcode(&ENA(obj)->core);
 }
 
 /*
@@ -498,31 +479,6 @@ static char *ena_get_dma_targets(Object *obj, Error **errp)
     return g_string_free(str, false);
 }
 
-static uint64_t ena_ring_bytes(EnaCore *core)
-{
-    uint64_t b = 0;
-    uint32_t i;
-
-    if (core->aq_base) {
-        b += (uint64_t)ena_aq_depth(core) * ENAHW_ADMIN_ENTRY_SIZE;
-    }
-    if (core->acq_base) {
-        b += (uint64_t)ena_acq_depth(core) * ENAHW_ADMIN_ENTRY_SIZE;
-    }
-    if (core->aenq_base) {
-        b += (uint64_t)ena_aenq_depth(core) * ENAHW_AENQ_ENTRY_SIZE;
-    }
-    for (i = 0; core->sqs && i < ena_nsq(core); i++) {
-        if (core->sqs[i].live && core->sqs[i].placement == ENAHW_PLACE_HOST) {
-            b += (uint64_t)core->sqs[i].depth * 16;
-        }
-        if (core->cqs[i].live) {
-            b += (uint64_t)core->cqs[i].depth * core->cqs[i].entry_size;
-        }
-    }
-    return b;
-}
-
 static char *ena_get_react_probe_samples(Object *obj, Error **errp)
 {
     return ena_react_probe_samples(&ENA(obj)->core);
@@ -531,44 +487,17 @@ static char *ena_get_react_probe_samples(Object *obj, Error **errp)
 static void ena_get_stat(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp)
 {
-    EnaCore *core = &ENA(obj)->core;
     uint64_t val;
 
-    if (!strncmp(name, "stat-react-", 11)) {
-        val = ena_react_stat(core, name);
-    } else if (!strcmp(name, "stat-ring-bytes")) {
-        val = ena_ring_bytes(core);
-    } else if (!strcmp(name, "stat-fuzz-total")) {
-        int k;
-
-        for (val = 0, k = 0; k < ENA_FUZZ_KINDS; k++) {
-            val += core->fuzz_count[k];
-        }
-    } else if (!strcmp(name, "stat-guest-errors")) {
-        int k;
-
-        for (val = 0, k = 0; k < ENA_ERR_KINDS; k++) {
-            val += core->err_count[k];
-        }
-    } else {
+    if (!ena_stats_derived(&ENA(obj)->core, name, &val)) {
         val = *(uint64_t *)opaque;
     }
     visit_type_uint64(v, name, &val, errp);
 }
 
-/* "N:REASON ..." for the newest resets, N counting as stat-resets does */
 static char *ena_get_reset_reasons(Object *obj, Error **errp)
 {
-    EnaCore *core = &ENA(obj)->core;
-    GString *out = g_string_new("");
-    uint64_t n = core->st.resets, i;
-
-    for (i = n > ENA_RESET_HISTORY ? n - ENA_RESET_HISTORY + 1 : 1; i <= n;
-         i++) {
-        g_string_append_printf(out, "%s%" PRIu64 ":%u", out->len ? " " : "",
-                               i, core->reset_reason[i % ENA_RESET_HISTORY]);
-    }
-    return g_string_free(out, false);
+    return ena_stats_reset_reasons(&ENA(obj)->core);
 }
 
 static char *ena_get_guest_errors(Object *obj, Error **errp)
@@ -729,38 +658,9 @@ static void ena_add_stat(Object *obj, const char *name, uint64_t *p)
     object_property_add(obj, name, "uint64", ena_get_stat, NULL, NULL, p);
 }
 
-static void ena_instance_init(Object *obj)
+/* queues, LLQ, limits and the datapath's timing */
+static void ena_add_queue_props(Object *obj, EnaCore *core)
 {
-    EnaCore *core = &ENA(obj)->core;
-    int i;
-
-    core->admin_latency_us = 0;
-    core->admin_jitter_us = 0;
-    core->reset_latency_us = 100;
-    core->max_depth = ENA_DEPTH_LIMIT;
-    core->max_tx_depth = ENA_TX_DEPTH_DEFAULT;
-    core->max_rx_depth = ENA_DEPTH_LIMIT;
-    core->max_mtu = ENA_MAX_MTU;
-    core->max_tx_sgl = ENA_PKT_DESCS_MAX / 2;
-    core->max_rx_sgl = ENA_RX_DESCS_PER_PKT;
-    core->keepalive_ms = 1000;
-    core->fault_status_opcode = -1;
-    core->fault_status_code = ENAHW_ST_UNKNOWN;
-    core->fault_status_feature = -1;
-    core->fuzz_kind = -1;
-    core->fuzz_gap_max = 64;
-    core->fuzz_kinds = BIT(ENA_FUZZ_KINDS) - 1;
-    core->max_queues = 8;
-    core->llq_enabled = true;
-    core->rx_overrun_drop = true;
-    core->llq_accel = ENAHW_LLQ_ACCEL_ALL;
-    core->llq_max_burst = ENA_LLQ_BURST_BYTES;
-    core->intr_delay_res = 1;
-    core->tx_delay_us = ENA_TX_DELAY_US;
-    core->tx_reorder = true;
-    core->aenq_supported = ENAHW_AEG_ALL;
-    core->cap_ext_reset_reasons = true;
-
     ena_add_u32(obj, "max-queues", &core->max_queues, ena_set_max_queues);
     object_property_add_bool(obj, "llq", ena_get_llq, ena_set_llq);
     ena_add_flag(obj, "llq-recommend-large", &core->llq_large_rec);
@@ -769,12 +669,6 @@ static void ena_instance_init(Object *obj)
     ena_add_u32_range(obj, "llq-max-burst", &core->llq_max_burst,
                       ENAHW_LLQ_ENTRY_BYTES, UINT16_MAX);
     ena_add_flag(obj, "rx-overrun-drop", &core->rx_overrun_drop);
-
-    ena_add_u32(obj, "admin-latency-us", &core->admin_latency_us, NULL);
-    ena_add_u32(obj, "admin-jitter-us", &core->admin_jitter_us, NULL);
-    /* commands the device works on at once (0: every command at once) */
-    ena_add_u32(obj, "admin-parallel", &core->admin_parallel, NULL);
-    ena_add_u32(obj, "reset-latency-us", &core->reset_latency_us, NULL);
     ena_add_u32_range(obj, "max-depth", &core->max_depth, 1, ENA_DEPTH_LIMIT);
     ena_add_u32_range(obj, "max-tx-depth", &core->max_tx_depth, 1,
                       ENA_DEPTH_LIMIT);
@@ -788,24 +682,23 @@ static void ena_instance_init(Object *obj)
                       ENA_RX_DESCS_PER_PKT);
     ena_add_u32_range(obj, "llq-max-depth", &core->llq_max_depth, 0,
                       ENA_LLQ_DEPTH_LIMIT);
-    ena_add_u32(obj, "keepalive-ms", &core->keepalive_ms, ena_set_keepalive);
     /* interrupt moderation's delay unit in us; 0: no moderation feature */
     ena_add_u32(obj, "intr-delay-resolution", &core->intr_delay_res, NULL);
-    object_property_add(obj, "fault-status-opcode", "int32", ena_get_i32,
-                        ena_set_i32, NULL, &core->fault_status_opcode);
-    ena_add_u32(obj, "fault-status-code", &core->fault_status_code, NULL);
-    for (i = 0; i < ENA_FAULT_POINTS; i++) {
-        ena_add_u32(obj, ena_fault_points[i].prop, &core->fault[i], NULL);
-    }
-    object_property_add(obj, "fault-status-feature", "int32", ena_get_i32,
-                        ena_set_i32, NULL, &core->fault_status_feature);
-    object_property_add_bool(obj, "fault-fatal", ena_get_fatal, ena_set_fatal);
-    /* a device whose resets do not work: ignored, or never ready again */
-    ena_add_flag(obj, "fault-reset-ignore", &core->fault_reset_ignore);
-    object_property_add_bool(obj, "fault-never-ready", ena_get_never_ready,
-                             ena_set_never_ready);
-    object_property_add_bool(obj, "fault-aenq-fatal", ena_get_false,
-                             ena_set_aenq_fatal);
+    object_property_add_bool(obj, "tx-hold", ena_get_tx_hold, ena_set_tx_hold);
+    ena_add_u32_range(obj, "tx-completion-delay-us", &core->tx_delay_us, 0,
+                      1000000);
+    ena_add_flag(obj, "tx-completion-reorder", &core->tx_reorder);
+}
+
+/* the admin side: latencies, keep-alive, AENQ, HW_HINTS */
+static void ena_add_admin_props(Object *obj, EnaCore *core)
+{
+    ena_add_u32(obj, "admin-latency-us", &core->admin_latency_us, NULL);
+    ena_add_u32(obj, "admin-jitter-us", &core->admin_jitter_us, NULL);
+    /* commands the device works on at once (0: every command at once) */
+    ena_add_u32(obj, "admin-parallel", &core->admin_parallel, NULL);
+    ena_add_u32(obj, "reset-latency-us", &core->reset_latency_us, NULL);
+    ena_add_u32(obj, "keepalive-ms", &core->keepalive_ms, ena_set_keepalive);
     object_property_add_str(obj, "aenq-inject", ena_get_aenq_inject,
                             ena_set_aenq_inject);
     /* AENQ_CONFIG supported_groups, read at the driver's next probe/reset */
@@ -819,33 +712,41 @@ static void ena_instance_init(Object *obj)
                       UINT16_MAX);
     ena_add_u32_range(obj, "hint-netdev-wd-ms", &core->hint_netdev_wd_ms, 0,
                       UINT16_MAX);
-    object_property_add_bool(obj, "tx-hold", ena_get_tx_hold, ena_set_tx_hold);
-    ena_add_u32_range(obj, "tx-completion-delay-us", &core->tx_delay_us, 0,
-                      1000000);
-    ena_add_flag(obj, "tx-completion-reorder", &core->tx_reorder);
+    ena_add_u32(obj, "hint-missing-tx-ms", &core->hint_missing_tx_ms, NULL);
+    ena_add_u32(obj, "hint-missed-tx", &core->hint_missed_tx, NULL);
+}
+
+/* fault injection and device fuzzing */
+static void ena_add_fault_props(Object *obj, EnaCore *core)
+{
+    int i;
+
+    for (i = 0; i < ENA_FAULT_POINTS; i++) {
+        ena_add_u32(obj, ena_fault_points[i].prop, &core->fault[i], NULL);
+    }
+    object_property_add(obj, "fault-status-opcode", "int32", ena_get_i32,
+                        ena_set_i32, NULL, &core->fault_status_opcode);
+    object_property_add(obj, "fault-status-feature", "int32", ena_get_i32,
+                        ena_set_i32, NULL, &core->fault_status_feature);
+    ena_add_u32(obj, "fault-status-code", &core->fault_status_code, NULL);
     ena_add_u32(obj, "fault-status-after", &core->fault_status_after, NULL);
     ena_add_u32(obj, "fault-status-times", &core->fault_status_times, NULL);
-    ena_add_u32(obj, "hint-missing-tx-ms", &core->hint_missing_tx_ms, NULL);
+    object_property_add_bool(obj, "fault-fatal", ena_get_fatal, ena_set_fatal);
+    /* a device whose resets do not work: ignored, or never ready again */
+    ena_add_flag(obj, "fault-reset-ignore", &core->fault_reset_ignore);
+    object_property_add_bool(obj, "fault-never-ready", ena_get_never_ready,
+                             ena_set_never_ready);
+    object_property_add_bool(obj, "fault-aenq-fatal", ena_get_false,
+                             ena_set_aenq_fatal);
     object_property_add(obj, "fuzz-seed", "uint64", ena_get_u64,
                         ena_set_fuzz_seed, NULL, &core->fuzz_seed);
     ena_add_u32(obj, "fuzz-gap-max", &core->fuzz_gap_max, NULL);
     ena_add_u32(obj, "fuzz-kinds", &core->fuzz_kinds, NULL);
-    ena_add_stat(obj, "stat-fuzz-rx-reqid",
-                 &core->fuzz_count[ENA_FUZZ_RX_REQID]);
-    ena_add_stat(obj, "stat-fuzz-rx-len", &core->fuzz_count[ENA_FUZZ_RX_LEN]);
-    ena_add_stat(obj, "stat-fuzz-tx-reqid",
-                 &core->fuzz_count[ENA_FUZZ_TX_REQID]);
-    ena_add_stat(obj, "stat-fuzz-admin-id",
-                 &core->fuzz_count[ENA_FUZZ_ADMIN_ID]);
-    ena_add_stat(obj, "stat-fuzz-irq-drop",
-                 &core->fuzz_count[ENA_FUZZ_IRQ_DROP]);
-    ena_add_stat(obj, "stat-fuzz-admin-size",
-                 &core->fuzz_count[ENA_FUZZ_ADMIN_SIZE]);
-    ena_add_stat(obj, "stat-fuzz-irq-dup", &core->fuzz_irq_dup);
-    ena_add_stat(obj, "stat-fuzz-total", NULL);
-    ena_add_u32(obj, "hint-missed-tx", &core->hint_missed_tx, NULL);
+}
 
-    core->cm_mask = ENAHW_CM_ALL;
+/* DEVICE_ATTRIBUTES capabilities and what GET_STATS reports */
+static void ena_add_metric_props(Object *obj, EnaCore *core)
+{
     ena_add_flag(obj, "eni-stats", &core->cap_eni_stats);
     ena_add_flag(obj, "ena-express", &core->cap_ena_srd);
     ena_add_flag(obj, "customer-metrics", &core->cap_customer_metrics);
@@ -868,7 +769,24 @@ static void ena_instance_init(Object *obj)
     ena_add_value(obj, "srd-eligible-tx-pkts", &core->srd_val[2]);
     ena_add_value(obj, "srd-rx-pkts", &core->srd_val[3]);
     ena_add_value(obj, "srd-resource-utilization", &core->srd_val[4]);
+}
 
+/* counters and samples (read-only; stat-reset clears them) */
+static void ena_add_stat_props(Object *obj, EnaCore *core)
+{
+    ena_add_stat(obj, "stat-fuzz-rx-reqid",
+                 &core->fuzz_count[ENA_FUZZ_RX_REQID]);
+    ena_add_stat(obj, "stat-fuzz-rx-len", &core->fuzz_count[ENA_FUZZ_RX_LEN]);
+    ena_add_stat(obj, "stat-fuzz-tx-reqid",
+                 &core->fuzz_count[ENA_FUZZ_TX_REQID]);
+    ena_add_stat(obj, "stat-fuzz-admin-id",
+                 &core->fuzz_count[ENA_FUZZ_ADMIN_ID]);
+    ena_add_stat(obj, "stat-fuzz-irq-drop",
+                 &core->fuzz_count[ENA_FUZZ_IRQ_DROP]);
+    ena_add_stat(obj, "stat-fuzz-admin-size",
+                 &core->fuzz_count[ENA_FUZZ_ADMIN_SIZE]);
+    ena_add_stat(obj, "stat-fuzz-irq-dup", &core->fuzz_irq_dup);
+    ena_add_stat(obj, "stat-fuzz-total", NULL);
     ena_add_stat(obj, "stat-admin-cmds", &core->st.admin_cmds);
     object_property_add_str(obj, "stat-admin-by-opcode", ena_get_by_opcode,
                             NULL);
@@ -907,16 +825,6 @@ static void ena_instance_init(Object *obj)
     object_property_add_str(obj, "reset-reasons", ena_get_reset_reasons,
                             NULL);
     ena_add_stat(obj, "stat-guest-errors", NULL);
-    object_property_add_str(obj, "guest-errors", ena_get_guest_errors, NULL);
-    object_property_add_str(obj, "guest-errors-expected",
-                            ena_get_guest_errors_expected, NULL);
-    object_property_add_str(obj, "expect-guest-errors", ena_get_expect_errors,
-                            ena_set_expect_errors);
-    object_property_add_str(obj, "queues", ena_get_queues, NULL);
-    object_property_add_str(obj, "dma-targets", ena_get_dma_targets, NULL);
-    object_property_add_str(obj, "host-info", ena_get_host_info, NULL);
-    object_property_add_str(obj, "mac-reported", ena_get_mac_reported,
-                            ena_set_mac_reported);
     ena_add_stat(obj, "stat-react-count", NULL);
     ena_add_stat(obj, "stat-react-median-ns", NULL);
     ena_add_stat(obj, "stat-react-p90-ns", NULL);
@@ -927,6 +835,34 @@ static void ena_instance_init(Object *obj)
     object_property_add_str(obj, "stat-react-probe-samples",
                             ena_get_react_probe_samples, NULL);
     object_property_add_bool(obj, "stat-reset", ena_get_false, ena_stat_reset);
+}
+
+/* state reports for tests, and what the device is told to expect */
+static void ena_add_report_props(Object *obj, EnaCore *core)
+{
+    object_property_add_str(obj, "guest-errors", ena_get_guest_errors, NULL);
+    object_property_add_str(obj, "guest-errors-expected",
+                            ena_get_guest_errors_expected, NULL);
+    object_property_add_str(obj, "expect-guest-errors", ena_get_expect_errors,
+                            ena_set_expect_errors);
+    object_property_add_str(obj, "queues", ena_get_queues, NULL);
+    object_property_add_str(obj, "dma-targets", ena_get_dma_targets, NULL);
+    object_property_add_str(obj, "host-info", ena_get_host_info, NULL);
+    object_property_add_str(obj, "mac-reported", ena_get_mac_reported,
+                            ena_set_mac_reported);
+}
+
+static void ena_instance_init(Object *obj)
+{
+    EnaCore *core = &ENA(obj)->core;
+
+    ena_core_init(core);
+    ena_add_queue_props(obj, core);
+    ena_add_admin_props(obj, core);
+    ena_add_fault_props(obj, core);
+    ena_add_metric_props(obj, core);
+    ena_add_stat_props(obj, core);
+    ena_add_report_props(obj, core);
 }
 
 /* ------------------------------------------------------------------ */

@@ -235,6 +235,36 @@ void ena_core_llq_write(EnaCore *core, hwaddr addr, uint64_t val,
 /* ------------------------------------------------------------------ */
 /* lifecycle                                                           */
 
+/* the knobs' defaults, before the owner's properties may change them */
+void ena_core_init(EnaCore *core)
+{
+    core->reset_latency_us = 100;
+    core->max_depth = ENA_DEPTH_LIMIT;
+    core->max_tx_depth = ENA_TX_DEPTH_DEFAULT;
+    core->max_rx_depth = ENA_DEPTH_LIMIT;
+    core->max_mtu = ENA_MAX_MTU;
+    core->max_tx_sgl = ENA_PKT_DESCS_MAX / 2;
+    core->max_rx_sgl = ENA_RX_DESCS_PER_PKT;
+    core->keepalive_ms = 1000;
+    core->fault_status_opcode = -1;
+    core->fault_status_code = ENAHW_ST_UNKNOWN;
+    core->fault_status_feature = -1;
+    core->fuzz_kind = -1;
+    core->fuzz_gap_max = 64;
+    core->fuzz_kinds = BIT(ENA_FUZZ_KINDS) - 1;
+    core->max_queues = 8;
+    core->llq_enabled = true;
+    core->rx_overrun_drop = true;
+    core->llq_accel = ENAHW_LLQ_ACCEL_ALL;
+    core->llq_max_burst = ENA_LLQ_BURST_BYTES;
+    core->intr_delay_res = 1;
+    core->tx_delay_us = ENA_TX_DELAY_US;
+    core->tx_reorder = true;
+    core->aenq_supported = ENAHW_AEG_ALL;
+    core->cap_ext_reset_reasons = true;
+    core->cm_mask = ENAHW_CM_ALL;
+}
+
 /* once the owner has sized the device (qcap, nr_vectors) and made its NIC */
 void ena_core_realize(EnaCore *core)
 {

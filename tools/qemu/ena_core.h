@@ -414,6 +414,7 @@ void ena_core_write(EnaCore *core, hwaddr addr, uint32_t val);
 void ena_core_llq_read(EnaCore *core, hwaddr addr);
 void ena_core_llq_write(EnaCore *core, hwaddr addr, uint64_t val,
                         unsigned size);
+void ena_core_init(EnaCore *core);
 void ena_core_realize(EnaCore *core);
 void ena_core_unrealize(EnaCore *core);
 void ena_core_reset(EnaCore *core);
@@ -431,16 +432,18 @@ bool ena_post_fatal_event(EnaCore *core);
 const char *ena_aenq_inject(EnaCore *core, uint16_t group, uint16_t syndrome,
                             uint64_t data);
 char *ena_host_info_str(EnaCore *core);
-uint32_t ena_aq_depth(EnaCore *core);
-uint32_t ena_acq_depth(EnaCore *core);
-uint32_t ena_aenq_depth(EnaCore *core);
 
 /* ena_faults.c: protocol errors and fuzzing */
 char *ena_guest_errors_str(EnaCore *core, bool expected);
 bool ena_guest_errors_parse(const char *str, uint32_t *mask, Error **errp);
 char *ena_guest_errors_expect_str(EnaCore *core);
 void ena_fuzz_arm(EnaCore *core);
-uint64_t ena_react_stat(EnaCore *core, const char *which);
+
+/* ena_stats.c: counters and samples */
+void ena_stats_reset(EnaCore *core);
+char *ena_stats_by_opcode(EnaCore *core);
+char *ena_stats_reset_reasons(EnaCore *core);
+bool ena_stats_derived(EnaCore *core, const char *name, uint64_t *val);
 char *ena_react_probe_samples(EnaCore *core);
 
 /* ------------------------------------------------------------------ */

@@ -1,12 +1,13 @@
 /*
  * Amazon Elastic Network Adapter (ENA) device model: protocol errors,
- * fault injection, device fuzzing and benchmark sampling
+ * device fuzzing and fault injection
  *
- * The fault-* knobs themselves act where the datapath and the admin
- * queue meet them (ena_admin.c, ena_io.c); this file holds the helpers
- * they share: the protocol-error accounting, the fuzzing generator, the
- * fault-status-* accounting and the admin reaction-time samples behind
- * the stat-react-* properties.
+ * The protocol-error accounting (ena_guest_error(), expect-guest-errors),
+ * the device-fuzzing generator (fuzz-seed: one corruption armed at a
+ * time), and the fault injection points: ena_fault_points[] lists each
+ * with the fault-* property that arms it, and the datapath and the admin
+ * queue call ena_fault_take() where they reach it (ena_io.c, ena_admin.c);
+ * fault-status-* fails admin commands (ena_fault_status_take()).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -307,80 +308,4 @@ bool ena_fault_status_take(EnaCore *core, uint8_t op, bool is_feat,
         core->fault_status_feature = -1;
     }
     return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* benchmark sampling: admin reaction times                            */
-
-void ena_react_sample(EnaCore *core, int64_t ns)
-{
-    core->react[core->react_count % ENA_REACT_SAMPLES] = ns;
-    core->react_count++;
-}
-
-static int ena_cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-/*
- * The probe's samples in the order they were taken, in ns, separated by
- * commas: the same doorbell of two loads sits at the same position, so a
- * benchmark can compare one gap of the probe between two admin latencies
- * without the spread between the gaps.
- */
-char *ena_react_probe_samples(EnaCore *core)
-{
-    uint32_t n = MIN(MIN(core->react_count, ENA_REACT_SAMPLES),
-                     core->react_probe);
-    GString *str = g_string_new(NULL);
-    uint32_t i;
-
-    for (i = 0; i < n; i++) {
-        g_string_append_printf(str, "%s%" PRId64, i ? "," : "", core->react[i]);
-    }
-    return g_string_free(str, false);
-}
-
-uint64_t ena_react_stat(EnaCore *core, const char *which)
-{
-    uint32_t n = MIN(core->react_count, ENA_REACT_SAMPLES);
-    const char *kind = which + strlen("stat-react-");
-    g_autofree int64_t *v = NULL;
-
-    if (g_str_has_prefix(kind, "probe-")) {
-        /* only the samples taken before the first CREATE_CQ: probe's */
-        n = MIN(n, core->react_probe);
-        kind += strlen("probe-");
-        if (!strcmp(kind, "count")) {
-            return n;
-        }
-    }
-    if (!strcmp(kind, "count")) {
-        return core->react_count;
-    }
-    if (!n) {
-        return 0;
-    }
-    if (!strcmp(kind, "total-ns")) {
-        /* the time the device sat waiting for the driver's next command */
-        int64_t sum = 0;
-        uint32_t i;
-
-        for (i = 0; i < n; i++) {
-            sum += core->react[i];
-        }
-        return sum;
-    }
-    v = g_memdup2(core->react, n * sizeof(int64_t));
-    qsort(v, n, sizeof(int64_t), ena_cmp_i64);
-    if (!strcmp(kind, "median-ns")) {
-        return v[n / 2];
-    }
-    if (!strcmp(kind, "p90-ns")) {
-        return v[MIN(n - 1, (n * 9) / 10)];
-    }
-    return v[n - 1];
 }

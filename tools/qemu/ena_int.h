@@ -15,6 +15,9 @@
 
 /* ena_admin.c: reset, admin queue, features, AENQ, keep-alive */
 bool ena_pow2_depth(uint32_t depth, uint32_t max);
+uint32_t ena_aq_depth(EnaCore *core);
+uint32_t ena_acq_depth(EnaCore *core);
+uint32_t ena_aenq_depth(EnaCore *core);
 void ena_post_link(EnaCore *core);
 void ena_hints_fill(EnaCore *core, uint8_t *h);
 void ena_keepalive_cb(void *opaque);
@@ -41,7 +44,7 @@ void ena_cq_unmask(EnaCore *core, uint32_t idx, uint32_t val);
 EnaSq *ena_llq_locate(EnaCore *core, hwaddr addr, unsigned size,
                       size_t *off);
 
-/* ena_faults.c: protocol errors, fuzzing, fault-status, benchmark sampling */
+/* ena_faults.c: protocol errors, fuzzing, fault injection */
 void ena_guest_error(EnaCore *core, EnaErrKind kind, const char *fmt, ...)
     G_GNUC_PRINTF(3, 4);
 void ena_guest_errors_at_exit(Notifier *n, void *data);
@@ -52,6 +55,8 @@ bool ena_fault_armed(EnaCore *core, EnaFault f);
 uint32_t ena_fault_take(EnaCore *core, EnaFault f);
 bool ena_fault_status_take(EnaCore *core, uint8_t op, bool is_feat,
                            uint8_t feat);
+
+/* ena_stats.c: statistics and benchmark sampling */
 void ena_react_sample(EnaCore *core, int64_t ns);
 
 #endif /* HW_NET_ENA_INT_H */
