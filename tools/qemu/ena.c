@@ -1,16 +1,15 @@
 /*
- * Amazon Elastic Network Adapter (ENA) device model
+ * Amazon Elastic Network Adapter (ENA) device model: the QEMU device
  *
- * A PCI network function speaking the ENA host interface: a BAR0 register
- * file with "readless" register reads, a reset state machine, an admin
- * submission/completion queue pair with phase bits, an asynchronous event
- * queue (link change, keep-alive), IO submission/completion queues in host
- * memory and, for TX, in device memory (LLQ, BAR2), MSI-X, and a QEMU
- * network backend so frames really move.
+ * TYPE_ENA, a PCIe network function speaking the ENA host interface: its
+ * PCI configuration (with FLR), BAR0 (registers), BAR2 (LLQ device memory,
+ * with llq=on), MSI-X in BAR4, the NIC backend, VMState, realize, exit and
+ * reset.  The device itself is an EnaCore (ena_core.h): the BARs'
+ * MemoryRegionOps, the NIC's callbacks and the resets call into it.
  *
  * Knobs (latencies, limits, fault injection) and counters are QOM
- * properties so tests can read and change them at run time with
- * qom-get/qom-set.
+ * properties pointing at the core's fields, so tests can read and change
+ * them at run time with qom-get/qom-set.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

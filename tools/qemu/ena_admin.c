@@ -1,9 +1,10 @@
 /*
- * Amazon Elastic Network Adapter (ENA) device model: the admin side
+ * Amazon Elastic Network Adapter (ENA) device model: the core's admin side
  *
  * Device reset (DEV_CTL), the admin submission/completion queues and their
  * commands (GET/SET_FEATURE, GET_STATS), the asynchronous event queue and
- * the keep-alive.  Creating and destroying IO queues is in ena_io.c.
+ * the keep-alive.  Creating and destroying IO queues is in ena_io.c, the
+ * registers that lead here in ena_core.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -109,24 +109,31 @@ uint32_t ena_core_read(EnaCore *core, hwaddr addr)
     return val;
 }
 
-void ena_core_write(EnaCore *core, hwaddr addr, uint32_t val)
+/* Return: whether @addr is one of the IO queues' registers */
+static bool ena_qreg_write(EnaCore *core, hwaddr addr, uint32_t val)
 {
-    trace_ena_mmio_write(addr, val);
     if (addr >= ENAHW_R_SQ_DB_BASE &&
         addr < ENAHW_R_SQ_DB_BASE + ENAHW_R_QREG_SPAN) {
         ena_sq_doorbell(core, (addr - ENAHW_R_SQ_DB_BASE) / 4, val);
-        return;
+        return true;
     }
     if (addr >= ENAHW_R_CQ_UNMASK_BASE &&
         addr < ENAHW_R_CQ_UNMASK_BASE + ENAHW_R_QREG_SPAN) {
         ena_cq_unmask(core, (addr - ENAHW_R_CQ_UNMASK_BASE) / 4, val);
-        return;
+        return true;
     }
-    if ((addr >= ENAHW_R_CQ_HEAD_DB_BASE &&
-         addr < ENAHW_R_CQ_HEAD_DB_BASE + ENAHW_R_QREG_SPAN) ||
-        (addr >= ENAHW_R_CQ_NUMA_BASE &&
-         addr < ENAHW_R_CQ_NUMA_BASE + ENAHW_R_QREG_SPAN)) {
-        return;     /* accepted, nothing to do for an emulated device */
+    /* CQ head doorbells and NUMA: accepted, nothing to do for a model */
+    return (addr >= ENAHW_R_CQ_HEAD_DB_BASE &&
+            addr < ENAHW_R_CQ_HEAD_DB_BASE + ENAHW_R_QREG_SPAN) ||
+           (addr >= ENAHW_R_CQ_NUMA_BASE &&
+            addr < ENAHW_R_CQ_NUMA_BASE + ENAHW_R_QREG_SPAN);
+}
+
+void ena_core_write(EnaCore *core, hwaddr addr, uint32_t val)
+{
+    trace_ena_mmio_write(addr, val);
+    if (ena_qreg_write(core, addr, val)) {
+        return;
     }
 
     switch (addr) {

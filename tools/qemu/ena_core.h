@@ -1,12 +1,21 @@
 /*
  * Amazon Elastic Network Adapter (ENA) device model: the device core
  *
- * EnaCore is the device without its QEMU glue: the BAR0 register file,
- * the admin and AENQ queues, the IO queues and datapath, the knobs and the
- * counters.  ena.c (the TYPE_ENA PCI device) owns one, passes it MMIO,
+ * EnaCore is the device without its QEMU glue: a BAR0 register file with
+ * "readless" register reads, a reset state machine, an admin
+ * submission/completion queue pair with phase bits, an asynchronous event
+ * queue (link change, keep-alive), IO submission/completion queues in host
+ * memory and, for TX, in device memory (LLQ, BAR2), their interrupts, the
+ * knobs and the counters.  ena.c (TYPE_ENA) owns one, passes it MMIO,
  * frames and resets, and points its QOM properties at its fields.  The
- * core reaches the PCI function and the network only through the few
- * helpers at the end of this file.
+ * core reaches the PCI function and the network only through the helpers
+ * at the end of this file.
+ *
+ * Its units: ena_core.c (registers, LLQ memory, lifecycle), ena_admin.c
+ * (reset, admin queue, features, AENQ, keep-alive), ena_io.c (IO queues,
+ * doorbells, LLQ, RSS, RX, TX, IO interrupts), ena_faults.c (protocol
+ * errors, fuzzing, fault injection), ena_stats.c (counters, reaction-time
+ * samples); ena_int.h has what they call of each other.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

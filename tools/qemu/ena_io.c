@@ -1,9 +1,11 @@
 /*
- * Amazon Elastic Network Adapter (ENA) device model: the IO side
+ * Amazon Elastic Network Adapter (ENA) device model: the core's IO side
  *
  * IO submission and completion queues (CREATE/DESTROY_SQ/CQ), their
  * doorbells, TX from host memory and from LLQ device memory (BAR2), RSS
- * and the network receive path, IO interrupts and their unmask.
+ * and the network receive path, IO interrupts and their unmask.  Frames
+ * leave through ena_nc() and arrive through ena_receive(), called by the
+ * NIC in ena.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
