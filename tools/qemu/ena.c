@@ -721,7 +721,10 @@ static void ena_add_fault_props(Object *obj, EnaCore *core)
     int i;
 
     for (i = 0; i < ENA_FAULT_POINTS; i++) {
-        ena_add_u32(obj, ena_fault_points[i].prop, &core->fault[i], NULL);
+        const EnaFaultPoint *p = &ena_fault_points[i];
+
+        ena_add_u32(obj, p->prop, &core->fault[i], NULL);
+        object_property_set_description(obj, p->prop, p->what);
     }
     object_property_add(obj, "fault-status-opcode", "int32", ena_get_i32,
                         ena_set_i32, NULL, &core->fault_status_opcode);

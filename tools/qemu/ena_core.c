@@ -212,7 +212,6 @@ void ena_core_write(EnaCore *core, hwaddr addr, uint32_t val)
 /* ------------------------------------------------------------------ */
 /* BAR2: LLQ device memory                                             */
 
-
 /*
  * LLQ memory is write-combined on the device's side: a driver has no reason
  * to read it, and what it wrote is not handed back.

@@ -87,7 +87,7 @@ typedef struct EnaFaultPoint {
      * once with the property's value (1..once_max) and clears it.
      */
     uint32_t once_max;
-    const char *what;       /* what the device does when it fires */
+    const char *what;       /* what the device does (the description) */
 } EnaFaultPoint;
 
 extern const EnaFaultPoint ena_fault_points[ENA_FAULT_POINTS];
