@@ -1,16 +1,15 @@
 /*
- * Amazon Elastic Network Adapter (ENA) device model
+ * Amazon Elastic Network Adapter (ENA) device model: the QEMU device
  *
- * A PCI network function speaking the ENA host interface: a BAR0 register
- * file with "readless" register reads, a reset state machine, an admin
- * submission/completion queue pair with phase bits, an asynchronous event
- * queue (link change, keep-alive), IO submission/completion queues in host
- * memory and, for TX, in device memory (LLQ, BAR2), MSI-X, and a QEMU
- * network backend so frames really move.
+ * TYPE_ENA, a PCIe network function speaking the ENA host interface: its
+ * PCI configuration (with FLR), BAR0 (registers), BAR2 (LLQ device memory,
+ * with llq=on), MSI-X in BAR4, the NIC backend, VMState, realize, exit and
+ * reset.  The device itself is an EnaCore (ena_core.h): the BARs'
+ * MemoryRegionOps, the NIC's callbacks and the resets call into it.
  *
  * Knobs (latencies, limits, fault injection) and counters are QOM
- * properties so tests can read and change them at run time with
- * qom-get/qom-set.
+ * properties pointing at the core's fields, so tests can read and change
+ * them at run time with qom-get/qom-set.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -37,195 +36,38 @@
 #include "qom/object.h"
 #include "trace.h"
 
-#include "ena_int.h"
+#include "ena_core.h"
+
+#define TYPE_ENA "ena"
+OBJECT_DECLARE_SIMPLE_TYPE(EnaState, ENA)
+
+struct EnaState {
+    PCIDevice parent_obj;
+
+    NICState *nic;
+    NICConf conf;
+    MemoryRegion mmio;      /* BAR0 */
+    MemoryRegion llq_mr;    /* BAR2, with llq=on at realize */
+    uint16_t device_id;
+    EnaCore core;
+};
 
 /* ------------------------------------------------------------------ */
-/* BAR0                                                                */
-
-static uint32_t ena_caps(void)
-{
-    return (10u << ENAHW_CAPS_RESET_TO_SHIFT) |
-           (48u << ENAHW_CAPS_DMA_WIDTH_SHIFT) |
-           (0u << ENAHW_CAPS_ADMIN_TO_SHIFT);
-}
-
-static uint32_t ena_reg_read(EnaState *s, hwaddr off)
-{
-    switch (off) {
-    case ENAHW_R_VERSION:
-        return 0x000a;                      /* 0.10 */
-    case ENAHW_R_CTRL_VERSION:
-        return 0x00000101;                  /* 0.1.1 */
-    case ENAHW_R_CAPS:
-        return ena_caps();
-    case ENAHW_R_CAPS_EXT:
-        return 0;
-    case ENAHW_R_AQ_BASE_LO:
-        return (uint32_t)s->aq_base;
-    case ENAHW_R_AQ_BASE_HI:
-        return s->aq_base >> 32;
-    case ENAHW_R_AQ_CAPS:
-        return s->aq_caps;
-    case ENAHW_R_ACQ_BASE_LO:
-        return (uint32_t)s->acq_base;
-    case ENAHW_R_ACQ_BASE_HI:
-        return s->acq_base >> 32;
-    case ENAHW_R_ACQ_CAPS:
-        return s->acq_caps;
-    case ENAHW_R_AQ_DB:
-        return s->aq_db;
-    case ENAHW_R_ACQ_TAIL:
-        return s->acq_tail;
-    case ENAHW_R_AENQ_CAPS:
-        return s->aenq_caps;
-    case ENAHW_R_AENQ_BASE_LO:
-        return (uint32_t)s->aenq_base;
-    case ENAHW_R_AENQ_BASE_HI:
-        return s->aenq_base >> 32;
-    case ENAHW_R_AENQ_HEAD_DB:
-        return s->aenq_head_db;
-    case ENAHW_R_AENQ_TAIL:
-        return s->aenq_tail;
-    case ENAHW_R_INTR_MASK:
-        return s->intr_mask;
-    case ENAHW_R_DEV_CTL:
-        return s->dev_ctl;
-    case ENAHW_R_DEV_STS:
-        return s->dev_sts;
-    case ENAHW_R_MMIO_REG_READ:
-        return s->mmio_read_req;
-    case ENAHW_R_MMIO_RESP_LO:
-        return (uint32_t)s->mmio_resp_addr;
-    case ENAHW_R_MMIO_RESP_HI:
-        return s->mmio_resp_addr >> 32;
-    default:
-        return 0;
-    }
-}
-
-static void ena_readless(EnaState *s, uint32_t val)
-{
-    uint8_t resp[8];
-    uint16_t off = val >> 16;
-
-    s->mmio_read_req = val;
-    if (!s->mmio_resp_addr) {
-        ena_guest_error(s, ENA_ERR_MMIO, "readless read without address");
-        return;
-    }
-    stw_le_p(resp + 0, val & 0xffff);
-    stw_le_p(resp + 2, off);
-    stl_le_p(resp + 4, (off & 3) ? 0 : ena_reg_read(s, off));
-    /* value first, then the request id the driver spins on */
-    pci_dma_write(PCI_DEVICE(s), s->mmio_resp_addr + 2, resp + 2, 6);
-    smp_wmb();  /* the driver spins on req_id: publish it last */
-    pci_dma_write(PCI_DEVICE(s), s->mmio_resp_addr, resp, 2);
-}
+/* BAR0 and BAR2                                                       */
 
 static uint64_t ena_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     EnaState *s = opaque;
-    uint32_t val = ena_reg_read(s, addr);
 
-    trace_ena_mmio_read(addr, val);
-    return val;
+    return ena_core_read(&s->core, addr);
 }
 
-static void ena_mmio_write(void *opaque, hwaddr addr, uint64_t data,
+static void ena_mmio_write(void *opaque, hwaddr addr, uint64_t val,
                            unsigned size)
 {
     EnaState *s = opaque;
-    uint32_t val = data;
 
-    trace_ena_mmio_write(addr, val);
-    if (addr >= ENAHW_R_SQ_DB_BASE &&
-        addr < ENAHW_R_SQ_DB_BASE + ENAHW_R_QREG_SPAN) {
-        ena_sq_doorbell(s, (addr - ENAHW_R_SQ_DB_BASE) / 4, val);
-        return;
-    }
-    if (addr >= ENAHW_R_CQ_UNMASK_BASE &&
-        addr < ENAHW_R_CQ_UNMASK_BASE + ENAHW_R_QREG_SPAN) {
-        ena_cq_unmask(s, (addr - ENAHW_R_CQ_UNMASK_BASE) / 4, val);
-        return;
-    }
-    if ((addr >= ENAHW_R_CQ_HEAD_DB_BASE &&
-         addr < ENAHW_R_CQ_HEAD_DB_BASE + ENAHW_R_QREG_SPAN) ||
-        (addr >= ENAHW_R_CQ_NUMA_BASE &&
-         addr < ENAHW_R_CQ_NUMA_BASE + ENAHW_R_QREG_SPAN)) {
-        return;     /* accepted, nothing to do for an emulated device */
-    }
-
-    switch (addr) {
-    case ENAHW_R_AQ_BASE_LO:
-        s->aq_base = deposit64(s->aq_base, 0, 32, val);
-        break;
-    case ENAHW_R_AQ_BASE_HI:
-        s->aq_base = deposit64(s->aq_base, 32, 32, val & 0xffff);
-        break;
-    case ENAHW_R_AQ_CAPS:
-        s->aq_caps = val;
-        s->aq_head = 0;
-        break;
-    case ENAHW_R_ACQ_BASE_LO:
-        s->acq_base = deposit64(s->acq_base, 0, 32, val);
-        break;
-    case ENAHW_R_ACQ_BASE_HI:
-        s->acq_base = deposit64(s->acq_base, 32, 32, val & 0xffff);
-        break;
-    case ENAHW_R_ACQ_CAPS:
-        s->acq_caps = val;
-        s->acq_tail = 0;
-        break;
-    case ENAHW_R_AQ_DB:
-        ena_aq_doorbell(s, val);
-        break;
-    case ENAHW_R_AENQ_CAPS:
-        s->aenq_caps = val;
-        s->aenq_tail = 0;
-        break;
-    case ENAHW_R_AENQ_BASE_LO:
-        s->aenq_base = deposit64(s->aenq_base, 0, 32, val);
-        break;
-    case ENAHW_R_AENQ_BASE_HI:
-        s->aenq_base = deposit64(s->aenq_base, 32, 32, val & 0xffff);
-        break;
-    case ENAHW_R_AENQ_HEAD_DB:
-        s->aenq_head_db = val & 0xffff;
-        if (s->link_event_pending) {
-            ena_post_link(s);
-        }
-        break;
-    case ENAHW_R_INTR_MASK:
-        s->intr_mask = val;
-        break;
-    case ENAHW_R_DEV_CTL:
-        ena_dev_ctl_write(s, val);
-        break;
-    case ENAHW_R_MMIO_REG_READ:
-        ena_readless(s, val);
-        break;
-    case ENAHW_R_MMIO_RESP_LO:
-        s->mmio_resp_addr = deposit64(s->mmio_resp_addr, 0, 32, val);
-        break;
-    case ENAHW_R_MMIO_RESP_HI:
-        s->mmio_resp_addr = deposit64(s->mmio_resp_addr, 32, 32, val);
-        break;
-    case ENAHW_R_RSS_IND_UPDATE: {
-        uint32_t idx = val & 0xffff;
-
-        if (idx >= ENAHW_RSS_TABLE_MAX) {
-            ena_guest_error(s, ENA_ERR_MMIO, "RSS index %u", idx);
-            break;
-        }
-        s->rss_table[idx] = val >> 16;
-        break;
-    }
-    default:
-        ena_guest_error(s, ENA_ERR_MMIO,
-                        "write to read-only/unknown register 0x%" HWADDR_PRIx
-                        "", addr);
-        break;
-    }
+    ena_core_write(&s->core, addr, val);
 }
 
 static const MemoryRegionOps ena_mmio_ops = {
@@ -242,19 +84,11 @@ static const MemoryRegionOps ena_mmio_ops = {
     },
 };
 
-/* ------------------------------------------------------------------ */
-/* BAR2: LLQ device memory                                             */
-
-/*
- * LLQ memory is write-combined on the device's side: a driver has no reason
- * to read it, and what it wrote is not handed back.
- */
 static uint64_t ena_llq_read(void *opaque, hwaddr addr, unsigned size)
 {
     EnaState *s = opaque;
 
-    ena_guest_error(s, ENA_ERR_LLQ, "read of LLQ memory at 0x%" HWADDR_PRIx,
-                    addr);
+    ena_core_llq_read(&s->core, addr);
     return 0;
 }
 
@@ -262,17 +96,8 @@ static void ena_llq_write(void *opaque, hwaddr addr, uint64_t val,
                           unsigned size)
 {
     EnaState *s = opaque;
-    size_t off;
-    EnaSq *sq = ena_llq_locate(s, addr, size, &off);
 
-    if (!sq) {
-        ena_guest_error(s, ENA_ERR_LLQ,
-                        "LLQ write outside a live queue at 0x%" HWADDR_PRIx
-                        "", addr);
-        return;
-    }
-    ena_llq_written(s, sq, off, size);
-    stn_le_p(sq->llq + off, size, val);
+    ena_core_llq_write(&s->core, addr, val, size);
 }
 
 static const MemoryRegionOps ena_llq_ops = {
@@ -288,6 +113,7 @@ static const MemoryRegionOps ena_llq_ops = {
         .max_access_size = 8,
     },
 };
+
 
 /* ------------------------------------------------------------------ */
 /* QOM properties                                                      */
@@ -327,15 +153,15 @@ static void ena_set_u32(Object *obj, Visitor *v, const char *name,
 static void ena_set_keepalive(Object *obj, Visitor *v, const char *name,
                               void *opaque, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
     uint32_t val;
 
     if (!visit_type_uint32(v, name, &val, errp)) {
         return;
     }
-    s->keepalive_ms = val;
-    if (s->keepalive_timer) {
-        ena_keepalive_arm(s);
+    core->keepalive_ms = val;
+    if (core->keepalive_timer) {
+        ena_keepalive_arm(core);
     }
 }
 
@@ -347,78 +173,78 @@ static void ena_set_keepalive(Object *obj, Visitor *v, const char *name,
 static void ena_set_max_queues(Object *obj, Visitor *v, const char *name,
                                void *opaque, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
     uint32_t val, lim;
 
     if (!visit_type_uint32(v, name, &val, errp)) {
         return;
     }
-    lim = DEVICE(obj)->realized ? s->qcap : ENA_MAX_QUEUES_LIMIT;
+    lim = DEVICE(obj)->realized ? core->qcap : ENA_MAX_QUEUES_LIMIT;
     if (val < 1 || val > lim) {
         error_setg(errp, "max-queues must be in 1..%u", lim);
         return;
     }
-    s->max_queues = val;
+    core->max_queues = val;
 }
 
 static bool ena_get_llq(Object *obj, Error **errp)
 {
-    return ENA(obj)->llq_enabled;
+    return ENA(obj)->core.llq_enabled;
 }
 
 static void ena_set_llq(Object *obj, bool val, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
 
-    if (val && DEVICE(obj)->realized && !s->has_llq_bar) {
+    if (val && DEVICE(obj)->realized && !core->has_llq_bar) {
         error_setg(errp, "llq: the device was created without an LLQ BAR");
         return;
     }
-    s->llq_enabled = val;
+    core->llq_enabled = val;
 }
 
 static bool ena_get_tx_hold(Object *obj, Error **errp)
 {
-    return ENA(obj)->tx_hold;
+    return ENA(obj)->core.tx_hold;
 }
 
 /* tx-hold: a device that stops sending for a while, then catches up */
 static void ena_set_tx_hold(Object *obj, bool val, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
     uint32_t i;
 
-    s->tx_hold = val;
-    if (val || !ena_ready(s)) {
+    core->tx_hold = val;
+    if (val || !ena_ready(core)) {
         return;
     }
-    for (i = 0; s->sqs && i < s->qcap; i++) {
-        if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_TX) {
-            ena_tx_kick(s, i);
+    for (i = 0; core->sqs && i < core->qcap; i++) {
+        if (core->sqs[i].live && core->sqs[i].dir == ENAHW_DIR_TX) {
+            ena_tx_kick(core, i);
         }
     }
 }
 
 static bool ena_get_fatal(Object *obj, Error **errp)
 {
-    return ENA(obj)->fault_fatal;
+    return ENA(obj)->core.fault_fatal;
 }
 
 static void ena_set_fatal(Object *obj, bool val, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
 
-    s->fault_fatal = val;
+    core->fault_fatal = val;
     if (val) {
-        s->dev_sts |= ENAHW_STS_FATAL;
+        core->dev_sts |= ENAHW_STS_FATAL;
     } else {
-        s->dev_sts &= ~ENAHW_STS_FATAL;
+        core->dev_sts &= ~ENAHW_STS_FATAL;
     }
 }
 
 static bool ena_get_never_ready(Object *obj, Error **errp)
 {
-    return ENA(obj)->fault_never_ready;
+    return ENA(obj)->core.fault_never_ready;
 }
 
 /*
@@ -428,19 +254,19 @@ static bool ena_get_never_ready(Object *obj, Error **errp)
  */
 static void ena_set_never_ready(Object *obj, bool val, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
 
-    s->fault_never_ready = val;
-    if (!val && !(s->dev_sts & (ENAHW_STS_READY | ENAHW_STS_RESET_BUSY))) {
-        s->dev_sts |= ENAHW_STS_READY;
-        ena_keepalive_arm(s);
+    core->fault_never_ready = val;
+    if (!val && !(core->dev_sts & (ENAHW_STS_READY | ENAHW_STS_RESET_BUSY))) {
+        core->dev_sts |= ENAHW_STS_READY;
+        ena_keepalive_arm(core);
     }
 }
 
 /* fault-aenq-fatal: writing true posts one FATAL_ERROR AENQ event */
 static void ena_set_aenq_fatal(Object *obj, bool val, Error **errp)
 {
-    if (val && !ena_post_fatal_event(ENA(obj))) {
+    if (val && !ena_post_fatal_event(&ENA(obj)->core)) {
         error_setg(errp, "fault-aenq-fatal: the driver has not enabled "
                    "the FATAL_ERROR group, or the AENQ is full");
     }
@@ -466,14 +292,14 @@ static const char *const ena_aenq_group_names[ENAHW_AEG_COUNT] = {
  */
 static char *ena_get_aenq_inject(Object *obj, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
 
-    return g_strdup(s->aenq_last ? s->aenq_last : "");
+    return g_strdup(core->aenq_last ? core->aenq_last : "");
 }
 
 static void ena_set_aenq_inject(Object *obj, const char *str, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
     g_auto(GStrv) part = g_strsplit(str, ":", 3);
     uint64_t group = UINT64_MAX, syn = 0, data = 0;
     int i;
@@ -499,7 +325,7 @@ static void ena_set_aenq_inject(Object *obj, const char *str, Error **errp)
                    "device-request-reset");
         return;
     }
-    s->aenq_last = ena_aenq_inject(s, group, syn, data);
+    core->aenq_last = ena_aenq_inject(core, group, syn, data);
 }
 
 static bool ena_get_false(Object *obj, Error **errp)
@@ -509,33 +335,14 @@ static bool ena_get_false(Object *obj, Error **errp)
 
 static void ena_stat_reset(Object *obj, bool val, Error **errp)
 {
-    EnaState *s = ENA(obj);
-
     if (val) {
-        memset(&s->st, 0, sizeof(s->st));
-        memset(s->fuzz_count, 0, sizeof(s->fuzz_count));
-        s->fuzz_irq_dup = 0;
-        memset(s->err_count, 0, sizeof(s->err_count));
-        memset(s->err_expected, 0, sizeof(s->err_expected));
-        s->react_count = 0;
-        s->react_db_first = 0;
-        s->react_probe = UINT32_MAX;
-        s->react_due = false;
+        ena_stats_reset(&ENA(obj)->core);
     }
 }
 
 static char *ena_get_by_opcode(Object *obj, Error **errp)
 {
-    EnaState *s = ENA(obj);
-    static const uint8_t ops[] = { 1, 2, 3, 4, 8, 9, 11 };
-    GString *str = g_string_new(NULL);
-    unsigned i;
-
-    for (i = 0; i < ARRAY_SIZE(ops); i++) {
-        g_string_append_printf(str, "%s%u:%" PRIu64, i ? " " : "", ops[i],
-                               s->st.admin_by_op[ops[i]]);
-    }
-    return g_string_free(str, false);
+    return ena_stats_by_opcode(&ENA(obj)->core);
 }
 
 /*
@@ -545,10 +352,10 @@ static char *ena_get_by_opcode(Object *obj, Error **errp)
  */
 static char *ena_get_mac_reported(Object *obj, Error **errp)
 {
-    EnaState *s = ENA(obj);
-    const uint8_t *m = s->mac_reported;
+    EnaCore *core = &ENA(obj)->core;
+    const uint8_t *m = core->mac_reported;
 
-    if (!s->mac_reported_set) {
+    if (!core->mac_reported_set) {
         return g_strdup("");
     }
     return g_strdup_printf("%02x:%02x:%02x:%02x:%02x:%02x",
@@ -557,12 +364,12 @@ static char *ena_get_mac_reported(Object *obj, Error **errp)
 
 static void ena_set_mac_reported(Object *obj, const char *str, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
     unsigned int m[6];
     int i;
 
     if (!*str) {
-        s->mac_reported_set = false;
+        core->mac_reported_set = false;
         return;
     }
     if (sscanf(str, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
@@ -575,51 +382,51 @@ static void ena_set_mac_reported(Object *obj, const char *str, Error **errp)
             error_setg(errp, "mac-reported: not a MAC address: %s", str);
             return;
         }
-        s->mac_reported[i] = m[i];
+        core->mac_reported[i] = m[i];
     }
-    s->mac_reported_set = true;
+    core->mac_reported_set = true;
 }
 
 static char *ena_get_host_info(Object *obj, Error **errp)
 {
-    return ena_host_info_str(ENA(obj));
+    return ena_host_info_str(&ENA(obj)->core);
 }
 
 /* "queues": one line per live SQ and the RSS table, for a test's report */
 static char *ena_get_queues(Object *obj, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
     GString *str = g_string_new(NULL);
     uint32_t i, n;
 
-    for (i = 0; s->sqs && i < ena_nsq(s); i++) {
-        EnaSq *sq = &s->sqs[i];
+    for (i = 0; core->sqs && i < ena_nsq(core); i++) {
+        EnaSq *sq = &core->sqs[i];
         EnaCq *cq;
 
         if (!sq->live) {
             continue;
         }
-        cq = &s->cqs[sq->cq];
+        cq = &core->cqs[sq->cq];
         g_string_append_printf(str, "sq %u %s head %u tail %u cq %u tail %u "
                                "vec %u%s%s%s%s%s\n", i,
                                sq->dir == ENAHW_DIR_TX ? "tx" : "rx",
                                sq->head, sq->tail, sq->cq, cq->tail,
                                cq->vector,
-                               cq->vector < s->nr_vectors &&
-                               s->vec_masked[cq->vector] ? " masked" : "",
-                               cq->vector < s->nr_vectors &&
-                               s->vec_pending[cq->vector] ? " pending" : "",
+                               cq->vector < core->nr_vectors &&
+                               core->vec_masked[cq->vector] ? " masked" : "",
+                               cq->vector < core->nr_vectors &&
+                               core->vec_pending[cq->vector] ? " pending" : "",
                                sq->dir != ENAHW_DIR_TX ? "" :
                                sq->placement == ENAHW_PLACE_DEV ? " llq" :
                                " host",
                                sq->no_meta_cache ? " no-meta-cache" : "",
                                sq->burst_entries ? " burst" : "");
     }
-    if (s->rss_table_set) {
-        n = 1u << s->rss_table_log;
+    if (core->rss_table_set) {
+        n = 1u << core->rss_table_log;
         g_string_append(str, "rss");
         for (i = 0; i < n; i++) {
-            g_string_append_printf(str, " %u", s->rss_table[i]);
+            g_string_append_printf(str, " %u", core->rss_table[i]);
         }
         g_string_append_c(str, '\n');
     }
@@ -635,33 +442,33 @@ static char *ena_get_queues(Object *obj, Error **errp)
  */
 static char *ena_get_dma_targets(Object *obj, Error **errp)
 {
-    EnaState *s = ENA(obj);
-    PCIDevice *pd = PCI_DEVICE(s);
+    EnaCore *core = &ENA(obj)->core;
+    PCIDevice *pd = PCI_DEVICE(obj);
     GString *str = g_string_new(NULL);
     uint32_t i;
 
-    if (s->aq_base) {
+    if (core->aq_base) {
         g_string_append(str, "admin-sq ");
     }
-    if (s->acq_base) {
+    if (core->acq_base) {
         g_string_append(str, "admin-cq ");
     }
-    if (s->aenq_base) {
+    if (core->aenq_base) {
         g_string_append(str, "aenq ");
     }
-    if (s->mmio_resp_addr) {
+    if (core->mmio_resp_addr) {
         g_string_append(str, "mmio-response ");
     }
-    if (s->host_info_addr) {
+    if (core->host_info_addr) {
         g_string_append(str, "host-info ");
     }
-    for (i = 0; s->sqs && i < ena_nsq(s); i++) {
-        if (s->sqs[i].live) {
+    for (i = 0; core->sqs && i < ena_nsq(core); i++) {
+        if (core->sqs[i].live) {
             g_string_append_printf(str, "sq%u ", i);
         }
     }
-    for (i = 0; s->cqs && i < ena_nsq(s); i++) {
-        if (s->cqs[i].live) {
+    for (i = 0; core->cqs && i < ena_nsq(core); i++) {
+        if (core->cqs[i].live) {
             g_string_append_printf(str, "cq%u ", i);
         }
     }
@@ -671,99 +478,47 @@ static char *ena_get_dma_targets(Object *obj, Error **errp)
     return g_string_free(str, false);
 }
 
-static uint64_t ena_ring_bytes(EnaState *s)
-{
-    uint64_t b = 0;
-    uint32_t i;
-
-    if (s->aq_base) {
-        b += (uint64_t)ena_aq_depth(s) * ENAHW_ADMIN_ENTRY_SIZE;
-    }
-    if (s->acq_base) {
-        b += (uint64_t)ena_acq_depth(s) * ENAHW_ADMIN_ENTRY_SIZE;
-    }
-    if (s->aenq_base) {
-        b += (uint64_t)ena_aenq_depth(s) * ENAHW_AENQ_ENTRY_SIZE;
-    }
-    for (i = 0; s->sqs && i < ena_nsq(s); i++) {
-        if (s->sqs[i].live && s->sqs[i].placement == ENAHW_PLACE_HOST) {
-            b += (uint64_t)s->sqs[i].depth * 16;
-        }
-        if (s->cqs[i].live) {
-            b += (uint64_t)s->cqs[i].depth * s->cqs[i].entry_size;
-        }
-    }
-    return b;
-}
-
 static char *ena_get_react_probe_samples(Object *obj, Error **errp)
 {
-    return ena_react_probe_samples(ENA(obj));
+    return ena_react_probe_samples(&ENA(obj)->core);
 }
 
 static void ena_get_stat(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp)
 {
-    EnaState *s = ENA(obj);
     uint64_t val;
 
-    if (!strncmp(name, "stat-react-", 11)) {
-        val = ena_react_stat(s, name);
-    } else if (!strcmp(name, "stat-ring-bytes")) {
-        val = ena_ring_bytes(s);
-    } else if (!strcmp(name, "stat-fuzz-total")) {
-        int k;
-
-        for (val = 0, k = 0; k < ENA_FUZZ_KINDS; k++) {
-            val += s->fuzz_count[k];
-        }
-    } else if (!strcmp(name, "stat-guest-errors")) {
-        int k;
-
-        for (val = 0, k = 0; k < ENA_ERR_KINDS; k++) {
-            val += s->err_count[k];
-        }
-    } else {
+    if (!ena_stats_derived(&ENA(obj)->core, name, &val)) {
         val = *(uint64_t *)opaque;
     }
     visit_type_uint64(v, name, &val, errp);
 }
 
-/* "N:REASON ..." for the newest resets, N counting as stat-resets does */
 static char *ena_get_reset_reasons(Object *obj, Error **errp)
 {
-    EnaState *s = ENA(obj);
-    GString *out = g_string_new("");
-    uint64_t n = s->st.resets, i;
-
-    for (i = n > ENA_RESET_HISTORY ? n - ENA_RESET_HISTORY + 1 : 1; i <= n;
-         i++) {
-        g_string_append_printf(out, "%s%" PRIu64 ":%u", out->len ? " " : "",
-                               i, s->reset_reason[i % ENA_RESET_HISTORY]);
-    }
-    return g_string_free(out, false);
+    return ena_stats_reset_reasons(&ENA(obj)->core);
 }
 
 static char *ena_get_guest_errors(Object *obj, Error **errp)
 {
-    return ena_guest_errors_str(ENA(obj), false);
+    return ena_guest_errors_str(&ENA(obj)->core, false);
 }
 
 static char *ena_get_guest_errors_expected(Object *obj, Error **errp)
 {
-    return ena_guest_errors_str(ENA(obj), true);
+    return ena_guest_errors_str(&ENA(obj)->core, true);
 }
 
 static char *ena_get_expect_errors(Object *obj, Error **errp)
 {
-    return ena_guest_errors_expect_str(ENA(obj));
+    return ena_guest_errors_expect_str(&ENA(obj)->core);
 }
 
 static void ena_set_expect_errors(Object *obj, const char *str, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
 
-    ena_guest_errors_parse(str, &s->err_expect, errp);
+    ena_guest_errors_parse(str, &core->err_expect, errp);
 }
 
 static void ena_add_u32(Object *obj, const char *name, uint32_t *p,
@@ -857,15 +612,15 @@ static void ena_set_flag(Object *obj, Visitor *v, const char *name,
 static void ena_set_fuzz_seed(Object *obj, Visitor *v, const char *name,
                               void *opaque, Error **errp)
 {
-    EnaState *s = ENA(obj);
+    EnaCore *core = &ENA(obj)->core;
     uint64_t val;
 
     if (!visit_type_uint64(v, name, &val, errp)) {
         return;
     }
-    s->fuzz_seed = val;
-    s->fuzz_rng = val;
-    ena_fuzz_arm(s);
+    core->fuzz_seed = val;
+    core->fuzz_rng = val;
+    ena_fuzz_arm(core);
 }
 
 static void ena_set_cm_mask(Object *obj, Visitor *v, const char *name,
@@ -902,203 +657,176 @@ static void ena_add_stat(Object *obj, const char *name, uint64_t *p)
     object_property_add(obj, name, "uint64", ena_get_stat, NULL, NULL, p);
 }
 
-static void ena_instance_init(Object *obj)
+/* queues, LLQ, limits and the datapath's timing */
+static void ena_add_queue_props(Object *obj, EnaCore *core)
 {
-    EnaState *s = ENA(obj);
-
-    s->admin_latency_us = 0;
-    s->admin_jitter_us = 0;
-    s->reset_latency_us = 100;
-    s->max_depth = ENA_DEPTH_LIMIT;
-    s->max_tx_depth = ENA_TX_DEPTH_DEFAULT;
-    s->max_rx_depth = ENA_DEPTH_LIMIT;
-    s->max_mtu = ENA_MAX_MTU;
-    s->max_tx_sgl = ENA_PKT_DESCS_MAX / 2;
-    s->max_rx_sgl = ENA_RX_DESCS_PER_PKT;
-    s->keepalive_ms = 1000;
-    s->fault_status_opcode = -1;
-    s->fault_status_code = ENAHW_ST_UNKNOWN;
-    s->fault_status_feature = -1;
-    s->fuzz_kind = -1;
-    s->fuzz_gap_max = 64;
-    s->fuzz_kinds = BIT(ENA_FUZZ_KINDS) - 1;
-    s->max_queues = 8;
-    s->llq_enabled = true;
-    s->rx_overrun_drop = true;
-    s->llq_accel = ENAHW_LLQ_ACCEL_ALL;
-    s->llq_max_burst = ENA_LLQ_BURST_BYTES;
-    s->intr_delay_res = 1;
-    s->tx_delay_us = ENA_TX_DELAY_US;
-    s->tx_reorder = true;
-    s->aenq_supported = ENAHW_AEG_ALL;
-    s->cap_ext_reset_reasons = true;
-
-    ena_add_u32(obj, "max-queues", &s->max_queues, ena_set_max_queues);
+    ena_add_u32(obj, "max-queues", &core->max_queues, ena_set_max_queues);
     object_property_add_bool(obj, "llq", ena_get_llq, ena_set_llq);
-    ena_add_flag(obj, "llq-recommend-large", &s->llq_large_rec);
-    ena_add_u32_range(obj, "llq-accel", &s->llq_accel, 0,
+    ena_add_flag(obj, "llq-recommend-large", &core->llq_large_rec);
+    ena_add_u32_range(obj, "llq-accel", &core->llq_accel, 0,
                       ENAHW_LLQ_ACCEL_ALL);
-    ena_add_u32_range(obj, "llq-max-burst", &s->llq_max_burst,
+    ena_add_u32_range(obj, "llq-max-burst", &core->llq_max_burst,
                       ENAHW_LLQ_ENTRY_BYTES, UINT16_MAX);
-    ena_add_flag(obj, "rx-overrun-drop", &s->rx_overrun_drop);
-
-    ena_add_u32(obj, "admin-latency-us", &s->admin_latency_us, NULL);
-    ena_add_u32(obj, "admin-jitter-us", &s->admin_jitter_us, NULL);
-    /* commands the device works on at once (0: every command at once) */
-    ena_add_u32(obj, "admin-parallel", &s->admin_parallel, NULL);
-    ena_add_u32(obj, "reset-latency-us", &s->reset_latency_us, NULL);
-    ena_add_u32_range(obj, "max-depth", &s->max_depth, 1, ENA_DEPTH_LIMIT);
-    ena_add_u32_range(obj, "max-tx-depth", &s->max_tx_depth, 1,
+    ena_add_flag(obj, "rx-overrun-drop", &core->rx_overrun_drop);
+    ena_add_u32_range(obj, "max-depth", &core->max_depth, 1, ENA_DEPTH_LIMIT);
+    ena_add_u32_range(obj, "max-tx-depth", &core->max_tx_depth, 1,
                       ENA_DEPTH_LIMIT);
-    ena_add_u32_range(obj, "max-rx-depth", &s->max_rx_depth, 1,
+    ena_add_u32_range(obj, "max-rx-depth", &core->max_rx_depth, 1,
                       ENA_DEPTH_LIMIT);
     /* DEVICE_ATTRIBUTES max_mtu and the SET MTU bound, from the next reset */
-    ena_add_u32_range(obj, "max-mtu", &s->max_mtu, 68, ENA_MAX_MTU);
-    ena_add_u32_range(obj, "max-tx-sgl", &s->max_tx_sgl, 1,
+    ena_add_u32_range(obj, "max-mtu", &core->max_mtu, 68, ENA_MAX_MTU);
+    ena_add_u32_range(obj, "max-tx-sgl", &core->max_tx_sgl, 1,
                       ENA_PKT_DESCS_MAX / 2);
-    ena_add_u32_range(obj, "max-rx-sgl", &s->max_rx_sgl, 1,
+    ena_add_u32_range(obj, "max-rx-sgl", &core->max_rx_sgl, 1,
                       ENA_RX_DESCS_PER_PKT);
-    ena_add_u32_range(obj, "llq-max-depth", &s->llq_max_depth, 0,
+    ena_add_u32_range(obj, "llq-max-depth", &core->llq_max_depth, 0,
                       ENA_LLQ_DEPTH_LIMIT);
-    ena_add_u32(obj, "keepalive-ms", &s->keepalive_ms, ena_set_keepalive);
     /* interrupt moderation's delay unit in us; 0: no moderation feature */
-    ena_add_u32(obj, "intr-delay-resolution", &s->intr_delay_res, NULL);
+    ena_add_u32(obj, "intr-delay-resolution", &core->intr_delay_res, NULL);
+    object_property_add_bool(obj, "tx-hold", ena_get_tx_hold, ena_set_tx_hold);
+    ena_add_u32_range(obj, "tx-completion-delay-us", &core->tx_delay_us, 0,
+                      1000000);
+    ena_add_flag(obj, "tx-completion-reorder", &core->tx_reorder);
+}
+
+/* the admin side: latencies, keep-alive, AENQ, HW_HINTS */
+static void ena_add_admin_props(Object *obj, EnaCore *core)
+{
+    ena_add_u32(obj, "admin-latency-us", &core->admin_latency_us, NULL);
+    ena_add_u32(obj, "admin-jitter-us", &core->admin_jitter_us, NULL);
+    /* commands the device works on at once (0: every command at once) */
+    ena_add_u32(obj, "admin-parallel", &core->admin_parallel, NULL);
+    ena_add_u32(obj, "reset-latency-us", &core->reset_latency_us, NULL);
+    ena_add_u32(obj, "keepalive-ms", &core->keepalive_ms, ena_set_keepalive);
+    object_property_add_str(obj, "aenq-inject", ena_get_aenq_inject,
+                            ena_set_aenq_inject);
+    /* AENQ_CONFIG supported_groups, read at the driver's next probe/reset */
+    ena_add_u32_range(obj, "aenq-supported-groups", &core->aenq_supported, 0,
+                      ENAHW_AEG_ALL);
+    ena_add_u32_range(obj, "hint-keepalive-ms", &core->hint_keepalive_ms, 0,
+                      UINT16_MAX);
+    ena_add_u32_range(obj, "hint-admin-ms", &core->hint_admin_ms, 0,
+                      UINT16_MAX);
+    ena_add_u32_range(obj, "hint-mmio-read-ms", &core->hint_mmio_read_ms, 0,
+                      UINT16_MAX);
+    ena_add_u32_range(obj, "hint-netdev-wd-ms", &core->hint_netdev_wd_ms, 0,
+                      UINT16_MAX);
+    ena_add_u32(obj, "hint-missing-tx-ms", &core->hint_missing_tx_ms, NULL);
+    ena_add_u32(obj, "hint-missed-tx", &core->hint_missed_tx, NULL);
+}
+
+/* fault injection and device fuzzing */
+static void ena_add_fault_props(Object *obj, EnaCore *core)
+{
+    int i;
+
+    for (i = 0; i < ENA_FAULT_POINTS; i++) {
+        const EnaFaultPoint *p = &ena_fault_points[i];
+
+        ena_add_u32(obj, p->prop, &core->fault[i], NULL);
+        object_property_set_description(obj, p->prop, p->what);
+    }
     object_property_add(obj, "fault-status-opcode", "int32", ena_get_i32,
-                        ena_set_i32, NULL, &s->fault_status_opcode);
-    ena_add_u32(obj, "fault-status-code", &s->fault_status_code, NULL);
+                        ena_set_i32, NULL, &core->fault_status_opcode);
     object_property_add(obj, "fault-status-feature", "int32", ena_get_i32,
-                        ena_set_i32, NULL, &s->fault_status_feature);
-    ena_add_u32(obj, "fault-drop-next", &s->fault_drop_next, NULL);
-    ena_add_u32(obj, "fault-delay-next-ms", &s->fault_delay_next_ms, NULL);
-    ena_add_u32(obj, "fault-malformed", &s->fault_malformed, NULL);
+                        ena_set_i32, NULL, &core->fault_status_feature);
+    ena_add_u32(obj, "fault-status-code", &core->fault_status_code, NULL);
+    ena_add_u32(obj, "fault-status-after", &core->fault_status_after, NULL);
+    ena_add_u32(obj, "fault-status-times", &core->fault_status_times, NULL);
     object_property_add_bool(obj, "fault-fatal", ena_get_fatal, ena_set_fatal);
     /* a device whose resets do not work: ignored, or never ready again */
-    ena_add_flag(obj, "fault-reset-ignore", &s->fault_reset_ignore);
+    ena_add_flag(obj, "fault-reset-ignore", &core->fault_reset_ignore);
     object_property_add_bool(obj, "fault-never-ready", ena_get_never_ready,
                              ena_set_never_ready);
     object_property_add_bool(obj, "fault-aenq-fatal", ena_get_false,
                              ena_set_aenq_fatal);
-    object_property_add_str(obj, "aenq-inject", ena_get_aenq_inject,
-                            ena_set_aenq_inject);
-    /* AENQ_CONFIG supported_groups, read at the driver's next probe/reset */
-    ena_add_u32_range(obj, "aenq-supported-groups", &s->aenq_supported, 0,
-                      ENAHW_AEG_ALL);
-    ena_add_u32(obj, "fault-admin-irq-lost", &s->fault_admin_irq_lost, NULL);
-    ena_add_u32_range(obj, "hint-keepalive-ms", &s->hint_keepalive_ms, 0,
-                      UINT16_MAX);
-    ena_add_u32_range(obj, "hint-admin-ms", &s->hint_admin_ms, 0,
-                      UINT16_MAX);
-    ena_add_u32_range(obj, "hint-mmio-read-ms", &s->hint_mmio_read_ms, 0,
-                      UINT16_MAX);
-    ena_add_u32_range(obj, "hint-netdev-wd-ms", &s->hint_netdev_wd_ms, 0,
-                      UINT16_MAX);
-    object_property_add_bool(obj, "tx-hold", ena_get_tx_hold, ena_set_tx_hold);
-    ena_add_u32_range(obj, "tx-completion-delay-us", &s->tx_delay_us, 0,
-                      1000000);
-    ena_add_flag(obj, "tx-completion-reorder", &s->tx_reorder);
-    ena_add_u32(obj, "fault-rx-bad-reqid", &s->fault_rx_bad_reqid, NULL);
-    ena_add_u32(obj, "fault-rx-bad-len", &s->fault_rx_bad_len, NULL);
-    ena_add_u32(obj, "fault-tx-bad-reqid", &s->fault_tx_bad_reqid, NULL);
-    ena_add_u32(obj, "fault-status-after", &s->fault_status_after, NULL);
-    ena_add_u32(obj, "fault-status-times", &s->fault_status_times, NULL);
-    ena_add_u32(obj, "fault-rx-runt", &s->fault_rx_runt, NULL);
-    ena_add_u32(obj, "fault-bad-db", &s->fault_bad_db, NULL);
-    ena_add_u32(obj, "fault-cq-no-unmask", &s->fault_cq_no_unmask, NULL);
-    ena_add_u32(obj, "fault-tx-swallow", &s->fault_tx_swallow, NULL);
-    ena_add_u32(obj, "fault-io-irq-drop", &s->fault_io_irq_drop, NULL);
-    ena_add_u32(obj, "fault-cq-depth", &s->fault_cq_depth, NULL);
-    ena_add_u32(obj, "hint-missing-tx-ms", &s->hint_missing_tx_ms, NULL);
     object_property_add(obj, "fuzz-seed", "uint64", ena_get_u64,
-                        ena_set_fuzz_seed, NULL, &s->fuzz_seed);
-    ena_add_u32(obj, "fuzz-gap-max", &s->fuzz_gap_max, NULL);
-    ena_add_u32(obj, "fuzz-kinds", &s->fuzz_kinds, NULL);
-    ena_add_stat(obj, "stat-fuzz-rx-reqid",
-                 &s->fuzz_count[ENA_FUZZ_RX_REQID]);
-    ena_add_stat(obj, "stat-fuzz-rx-len", &s->fuzz_count[ENA_FUZZ_RX_LEN]);
-    ena_add_stat(obj, "stat-fuzz-tx-reqid",
-                 &s->fuzz_count[ENA_FUZZ_TX_REQID]);
-    ena_add_stat(obj, "stat-fuzz-admin-id",
-                 &s->fuzz_count[ENA_FUZZ_ADMIN_ID]);
-    ena_add_stat(obj, "stat-fuzz-irq-drop",
-                 &s->fuzz_count[ENA_FUZZ_IRQ_DROP]);
-    ena_add_stat(obj, "stat-fuzz-admin-size",
-                 &s->fuzz_count[ENA_FUZZ_ADMIN_SIZE]);
-    ena_add_stat(obj, "stat-fuzz-irq-dup", &s->fuzz_irq_dup);
-    ena_add_stat(obj, "stat-fuzz-total", NULL);
-    ena_add_u32(obj, "hint-missed-tx", &s->hint_missed_tx, NULL);
+                        ena_set_fuzz_seed, NULL, &core->fuzz_seed);
+    ena_add_u32(obj, "fuzz-gap-max", &core->fuzz_gap_max, NULL);
+    ena_add_u32(obj, "fuzz-kinds", &core->fuzz_kinds, NULL);
+}
 
-    s->cm_mask = ENAHW_CM_ALL;
-    ena_add_flag(obj, "eni-stats", &s->cap_eni_stats);
-    ena_add_flag(obj, "ena-express", &s->cap_ena_srd);
-    ena_add_flag(obj, "customer-metrics", &s->cap_customer_metrics);
-    ena_add_flag(obj, "ext-reset-reasons", &s->cap_ext_reset_reasons);
-    ena_add_u32(obj, "customer-metrics-mask", &s->cm_mask, ena_set_cm_mask);
+/* DEVICE_ATTRIBUTES capabilities and what GET_STATS reports */
+static void ena_add_metric_props(Object *obj, EnaCore *core)
+{
+    ena_add_flag(obj, "eni-stats", &core->cap_eni_stats);
+    ena_add_flag(obj, "ena-express", &core->cap_ena_srd);
+    ena_add_flag(obj, "customer-metrics", &core->cap_customer_metrics);
+    ena_add_flag(obj, "ext-reset-reasons", &core->cap_ext_reset_reasons);
+    ena_add_u32(obj, "customer-metrics-mask", &core->cm_mask, ena_set_cm_mask);
     ena_add_value(obj, "eni-bw-in-exceeded",
-                  &s->eni_val[ENAHW_CM_BW_IN_EXCEEDED]);
+                  &core->eni_val[ENAHW_CM_BW_IN_EXCEEDED]);
     ena_add_value(obj, "eni-bw-out-exceeded",
-                  &s->eni_val[ENAHW_CM_BW_OUT_EXCEEDED]);
+                  &core->eni_val[ENAHW_CM_BW_OUT_EXCEEDED]);
     ena_add_value(obj, "eni-pps-exceeded",
-                  &s->eni_val[ENAHW_CM_PPS_EXCEEDED]);
+                  &core->eni_val[ENAHW_CM_PPS_EXCEEDED]);
     ena_add_value(obj, "eni-conntrack-exceeded",
-                  &s->eni_val[ENAHW_CM_CONNTRACK_EXCEEDED]);
+                  &core->eni_val[ENAHW_CM_CONNTRACK_EXCEEDED]);
     ena_add_value(obj, "eni-linklocal-exceeded",
-                  &s->eni_val[ENAHW_CM_LINKLOCAL_EXCEEDED]);
+                  &core->eni_val[ENAHW_CM_LINKLOCAL_EXCEEDED]);
     ena_add_value(obj, "eni-conntrack-available",
-                  &s->eni_val[ENAHW_CM_CONNTRACK_AVAILABLE]);
-    ena_add_value(obj, "srd-mode", &s->srd_val[0]);
-    ena_add_value(obj, "srd-tx-pkts", &s->srd_val[1]);
-    ena_add_value(obj, "srd-eligible-tx-pkts", &s->srd_val[2]);
-    ena_add_value(obj, "srd-rx-pkts", &s->srd_val[3]);
-    ena_add_value(obj, "srd-resource-utilization", &s->srd_val[4]);
+                  &core->eni_val[ENAHW_CM_CONNTRACK_AVAILABLE]);
+    ena_add_value(obj, "srd-mode", &core->srd_val[0]);
+    ena_add_value(obj, "srd-tx-pkts", &core->srd_val[1]);
+    ena_add_value(obj, "srd-eligible-tx-pkts", &core->srd_val[2]);
+    ena_add_value(obj, "srd-rx-pkts", &core->srd_val[3]);
+    ena_add_value(obj, "srd-resource-utilization", &core->srd_val[4]);
+}
 
-    ena_add_stat(obj, "stat-admin-cmds", &s->st.admin_cmds);
+/* counters and samples (read-only; stat-reset clears them) */
+static void ena_add_stat_props(Object *obj, EnaCore *core)
+{
+    ena_add_stat(obj, "stat-fuzz-rx-reqid",
+                 &core->fuzz_count[ENA_FUZZ_RX_REQID]);
+    ena_add_stat(obj, "stat-fuzz-rx-len", &core->fuzz_count[ENA_FUZZ_RX_LEN]);
+    ena_add_stat(obj, "stat-fuzz-tx-reqid",
+                 &core->fuzz_count[ENA_FUZZ_TX_REQID]);
+    ena_add_stat(obj, "stat-fuzz-admin-id",
+                 &core->fuzz_count[ENA_FUZZ_ADMIN_ID]);
+    ena_add_stat(obj, "stat-fuzz-irq-drop",
+                 &core->fuzz_count[ENA_FUZZ_IRQ_DROP]);
+    ena_add_stat(obj, "stat-fuzz-admin-size",
+                 &core->fuzz_count[ENA_FUZZ_ADMIN_SIZE]);
+    ena_add_stat(obj, "stat-fuzz-irq-dup", &core->fuzz_irq_dup);
+    ena_add_stat(obj, "stat-fuzz-total", NULL);
+    ena_add_stat(obj, "stat-admin-cmds", &core->st.admin_cmds);
     object_property_add_str(obj, "stat-admin-by-opcode", ena_get_by_opcode,
                             NULL);
-    ena_add_stat(obj, "stat-admin-doorbells", &s->st.admin_doorbells);
-    ena_add_stat(obj, "stat-admin-max-inflight", &s->st.admin_max_inflight);
-    ena_add_stat(obj, "stat-io-doorbells", &s->st.io_doorbells);
-    ena_add_stat(obj, "stat-queues-created", &s->st.queues_created);
-    ena_add_stat(obj, "stat-queues-destroyed", &s->st.queues_destroyed);
+    ena_add_stat(obj, "stat-admin-doorbells", &core->st.admin_doorbells);
+    ena_add_stat(obj, "stat-admin-max-inflight", &core->st.admin_max_inflight);
+    ena_add_stat(obj, "stat-io-doorbells", &core->st.io_doorbells);
+    ena_add_stat(obj, "stat-queues-created", &core->st.queues_created);
+    ena_add_stat(obj, "stat-queues-destroyed", &core->st.queues_destroyed);
     ena_add_stat(obj, "stat-ring-bytes", NULL);
-    ena_add_stat(obj, "stat-resets", &s->st.resets);
-    ena_add_stat(obj, "stat-tx-packets", &s->st.tx_packets);
-    ena_add_stat(obj, "stat-tx-over-sgl", &s->st.tx_over_sgl);
-    ena_add_stat(obj, "stat-tx-no-meta", &s->st.tx_no_meta);
-    ena_add_stat(obj, "stat-llq-burst-over", &s->st.llq_burst_over);
-    ena_add_stat(obj, "stat-llq-overwrite", &s->st.llq_overwrite);
-    ena_add_stat(obj, "stat-tx-bad-offload", &s->st.tx_bad_offload);
-    ena_add_stat(obj, "stat-tx-no-first", &s->st.tx_no_first);
-    ena_add_stat(obj, "stat-tx-over-mtu", &s->st.tx_over_mtu);
-    ena_add_stat(obj, "stat-tx-deferred", &s->st.tx_deferred);
-    ena_add_stat(obj, "stat-tx-reordered", &s->st.tx_reordered);
-    ena_add_stat(obj, "stat-rx-over-mtu", &s->st.rx_over_mtu);
-    ena_add_stat(obj, "stat-rx-desc-rewritten", &s->st.rx_desc_rewritten);
-    ena_add_stat(obj, "stat-rx-packets", &s->st.rx_packets);
-    ena_add_stat(obj, "stat-rx-dropped", &s->st.rx_dropped);
-    ena_add_stat(obj, "stat-rx-overruns", &s->st.rx_overruns);
+    ena_add_stat(obj, "stat-resets", &core->st.resets);
+    ena_add_stat(obj, "stat-tx-packets", &core->st.tx_packets);
+    ena_add_stat(obj, "stat-tx-over-sgl", &core->st.tx_over_sgl);
+    ena_add_stat(obj, "stat-tx-no-meta", &core->st.tx_no_meta);
+    ena_add_stat(obj, "stat-llq-burst-over", &core->st.llq_burst_over);
+    ena_add_stat(obj, "stat-llq-overwrite", &core->st.llq_overwrite);
+    ena_add_stat(obj, "stat-tx-bad-offload", &core->st.tx_bad_offload);
+    ena_add_stat(obj, "stat-tx-no-first", &core->st.tx_no_first);
+    ena_add_stat(obj, "stat-tx-over-mtu", &core->st.tx_over_mtu);
+    ena_add_stat(obj, "stat-tx-deferred", &core->st.tx_deferred);
+    ena_add_stat(obj, "stat-tx-reordered", &core->st.tx_reordered);
+    ena_add_stat(obj, "stat-rx-over-mtu", &core->st.rx_over_mtu);
+    ena_add_stat(obj, "stat-rx-desc-rewritten", &core->st.rx_desc_rewritten);
+    ena_add_stat(obj, "stat-rx-packets", &core->st.rx_packets);
+    ena_add_stat(obj, "stat-rx-dropped", &core->st.rx_dropped);
+    ena_add_stat(obj, "stat-rx-overruns", &core->st.rx_overruns);
     ena_add_stat(obj, "stat-rx-overruns-filling",
-                 &s->st.rx_overruns_filling);
-    ena_add_stat(obj, "stat-aenq-dropped", &s->st.aenq_dropped);
-    ena_add_stat(obj, "stat-aenq-disabled", &s->st.aenq_disabled);
-    ena_add_stat(obj, "stat-aenq-injected", &s->st.aenq_injected);
-    ena_add_stat(obj, "stat-admin-irqs-lost", &s->st.admin_irqs_lost);
-    ena_add_stat(obj, "stat-io-irqs", &s->st.io_irqs);
-    ena_add_stat(obj, "stat-io-irqs-held", &s->st.io_irqs_held);
-    ena_add_stat(obj, "stat-io-unmasks", &s->st.io_unmasks);
-    ena_add_stat(obj, "stat-io-unmask-rx-delay", &s->st.io_unmask_rx_delay);
+                 &core->st.rx_overruns_filling);
+    ena_add_stat(obj, "stat-aenq-dropped", &core->st.aenq_dropped);
+    ena_add_stat(obj, "stat-aenq-disabled", &core->st.aenq_disabled);
+    ena_add_stat(obj, "stat-aenq-injected", &core->st.aenq_injected);
+    ena_add_stat(obj, "stat-admin-irqs-lost", &core->st.admin_irqs_lost);
+    ena_add_stat(obj, "stat-io-irqs", &core->st.io_irqs);
+    ena_add_stat(obj, "stat-io-irqs-held", &core->st.io_irqs_held);
+    ena_add_stat(obj, "stat-io-unmasks", &core->st.io_unmasks);
+    ena_add_stat(obj, "stat-io-unmask-rx-delay", &core->st.io_unmask_rx_delay);
     object_property_add_str(obj, "reset-reasons", ena_get_reset_reasons,
                             NULL);
     ena_add_stat(obj, "stat-guest-errors", NULL);
-    object_property_add_str(obj, "guest-errors", ena_get_guest_errors, NULL);
-    object_property_add_str(obj, "guest-errors-expected",
-                            ena_get_guest_errors_expected, NULL);
-    object_property_add_str(obj, "expect-guest-errors", ena_get_expect_errors,
-                            ena_set_expect_errors);
-    object_property_add_str(obj, "queues", ena_get_queues, NULL);
-    object_property_add_str(obj, "dma-targets", ena_get_dma_targets, NULL);
-    object_property_add_str(obj, "host-info", ena_get_host_info, NULL);
-    object_property_add_str(obj, "mac-reported", ena_get_mac_reported,
-                            ena_set_mac_reported);
     ena_add_stat(obj, "stat-react-count", NULL);
     ena_add_stat(obj, "stat-react-median-ns", NULL);
     ena_add_stat(obj, "stat-react-p90-ns", NULL);
@@ -1111,114 +839,157 @@ static void ena_instance_init(Object *obj)
     object_property_add_bool(obj, "stat-reset", ena_get_false, ena_stat_reset);
 }
 
+/* state reports for tests, and what the device is told to expect */
+static void ena_add_report_props(Object *obj, EnaCore *core)
+{
+    object_property_add_str(obj, "guest-errors", ena_get_guest_errors, NULL);
+    object_property_add_str(obj, "guest-errors-expected",
+                            ena_get_guest_errors_expected, NULL);
+    object_property_add_str(obj, "expect-guest-errors", ena_get_expect_errors,
+                            ena_set_expect_errors);
+    object_property_add_str(obj, "queues", ena_get_queues, NULL);
+    object_property_add_str(obj, "dma-targets", ena_get_dma_targets, NULL);
+    object_property_add_str(obj, "host-info", ena_get_host_info, NULL);
+    object_property_add_str(obj, "mac-reported", ena_get_mac_reported,
+                            ena_set_mac_reported);
+}
+
+static void ena_instance_init(Object *obj)
+{
+    EnaCore *core = &ENA(obj)->core;
+
+    ena_core_init(core);
+    ena_add_queue_props(obj, core);
+    ena_add_admin_props(obj, core);
+    ena_add_fault_props(obj, core);
+    ena_add_metric_props(obj, core);
+    ena_add_stat_props(obj, core);
+    ena_add_report_props(obj, core);
+}
+
 /* ------------------------------------------------------------------ */
 /* device lifecycle                                                    */
+
+static bool ena_can_receive_nc(NetClientState *nc)
+{
+    EnaState *s = qemu_get_nic_opaque(nc);
+
+    return ena_can_receive(&s->core);
+}
+
+static ssize_t ena_receive_nc(NetClientState *nc, const uint8_t *buf,
+                              size_t size)
+{
+    EnaState *s = qemu_get_nic_opaque(nc);
+
+    return ena_receive(&s->core, buf, size);
+}
+
+static void ena_set_link_nc(NetClientState *nc)
+{
+    EnaState *s = qemu_get_nic_opaque(nc);
+
+    ena_set_link(&s->core);
+}
 
 static NetClientInfo ena_net_info = {
     .type = NET_CLIENT_DRIVER_NIC,
     .size = sizeof(NICState),
-    .can_receive = ena_can_receive,
-    .receive = ena_receive,
-    .link_status_changed = ena_set_link,
+    .can_receive = ena_can_receive_nc,
+    .receive = ena_receive_nc,
+    .link_status_changed = ena_set_link_nc,
 };
 
-static void ena_realize(PCIDevice *pd, Error **errp)
+/* BAR0, and BAR2 sized for the deepest LLQ of every TX queue */
+static void ena_init_bars(EnaState *s)
 {
-    EnaState *s = ENA(pd);
-    uint8_t *cfg = pd->config;
+    PCIDevice *pd = PCI_DEVICE(s);
+    EnaCore *core = &s->core;
     uint64_t need;
-    uint32_t i;
-    int ret;
-
-    if (s->max_queues < 1 || s->max_queues > ENA_MAX_QUEUES_LIMIT) {
-        error_setg(errp, "max-queues must be in 1..%u", ENA_MAX_QUEUES_LIMIT);
-        return;
-    }
-    s->qcap = s->max_queues;
-    s->has_llq_bar = s->llq_enabled;
-    s->react_probe = UINT32_MAX;
-    pci_config_set_device_id(cfg, s->device_id);
-    pci_set_word(cfg + PCI_SUBSYSTEM_VENDOR_ID, ENAHW_VENDOR_AMAZON);
-    pci_set_word(cfg + PCI_SUBSYSTEM_ID, s->device_id);
 
     memory_region_init_io(&s->mmio, OBJECT(s), &ena_mmio_ops, s, "ena-regs",
                           ENAHW_REGS_SIZE);
     pci_register_bar(pd, ENAHW_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->mmio);
 
-    /* every TX queue gets a window large enough for the deepest LLQ */
-    s->llq_slot_depth = ENA_LLQ_DEPTH_LIMIT;
-    need = (uint64_t)s->qcap * s->llq_slot_depth * ENAHW_LLQ_ENTRY_BYTES;
-    s->llq_bar_size = MAX(pow2ceil(need), 1 * MiB);
-    if (s->has_llq_bar) {
+    core->llq_slot_depth = ENA_LLQ_DEPTH_LIMIT;
+    need = (uint64_t)core->qcap * core->llq_slot_depth * ENAHW_LLQ_ENTRY_BYTES;
+    core->llq_bar_size = MAX(pow2ceil(need), 1 * MiB);
+    if (core->has_llq_bar) {
         memory_region_init_io(&s->llq_mr, OBJECT(s), &ena_llq_ops, s,
-                              "ena-llq", s->llq_bar_size);
+                              "ena-llq", core->llq_bar_size);
         pci_register_bar(pd, ENAHW_BAR_LLQ,
                          PCI_BASE_ADDRESS_SPACE_MEMORY |
                          PCI_BASE_ADDRESS_MEM_PREFETCH |
                          PCI_BASE_ADDRESS_MEM_TYPE_64, &s->llq_mr);
     }
+}
 
-    /* a PCIe endpoint with function level reset, like the real thing */
+/* a PCIe endpoint with function level reset, like the real thing */
+static bool ena_init_pcie(EnaState *s, Error **errp)
+{
+    PCIDevice *pd = PCI_DEVICE(s);
+    uint32_t i;
+
     if (pcie_endpoint_cap_init(pd, 0xa0) < 0) {
         error_setg(errp, "ena: cannot add the PCIe capability");
-        return;
+        return false;
     }
-    s->nr_vectors = 1 + s->qcap;
-    ret = msix_init_exclusive_bar(pd, s->nr_vectors, ENAHW_BAR_MSIX, errp);
-    if (ret) {
+    s->core.nr_vectors = 1 + s->core.qcap;
+    if (msix_init_exclusive_bar(pd, s->core.nr_vectors, ENAHW_BAR_MSIX,
+                                errp)) {
         pcie_cap_exit(pd);
-        return;
+        return false;
     }
     pcie_cap_flr_init(pd);
-    for (i = 0; i < s->nr_vectors; i++) {
+    for (i = 0; i < s->core.nr_vectors; i++) {
         msix_vector_use(pd, i);
     }
+    return true;
+}
 
-    s->cqs = g_new0(EnaCq, ena_nsq(s));
-    s->sqs = g_new0(EnaSq, ena_nsq(s));
-    ena_io_vec_init(s);
-    s->tx_frame = g_malloc(ENA_TX_FRAME_MAX);
+static void ena_realize(PCIDevice *pd, Error **errp)
+{
+    EnaState *s = ENA(pd);
+    EnaCore *core = &s->core;
+    uint8_t *cfg = pd->config;
 
-    s->admin_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_admin_timer_cb, s);
-    s->reset_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_reset_done_cb, s);
-    s->keepalive_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_keepalive_cb, s);
+    if (core->max_queues < 1 || core->max_queues > ENA_MAX_QUEUES_LIMIT) {
+        error_setg(errp, "max-queues must be in 1..%u", ENA_MAX_QUEUES_LIMIT);
+        return;
+    }
+    core->qcap = core->max_queues;
+    core->has_llq_bar = core->llq_enabled;
+    pci_config_set_device_id(cfg, s->device_id);
+    pci_set_word(cfg + PCI_SUBSYSTEM_VENDOR_ID, ENAHW_VENDOR_AMAZON);
+    pci_set_word(cfg + PCI_SUBSYSTEM_ID, s->device_id);
 
-    ena_soft_reset(s);
-    s->dev_sts = ENAHW_STS_READY;
+    ena_init_bars(s);
+    if (!ena_init_pcie(s, errp)) {
+        return;
+    }
 
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     s->nic = qemu_new_nic(&ena_net_info, &s->conf,
                           object_get_typename(OBJECT(s)),
                           DEVICE(s)->id, &DEVICE(s)->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
-    ena_keepalive_arm(s);
-    s->exit_notifier.notify = ena_guest_errors_at_exit;
-    qemu_add_exit_notifier(&s->exit_notifier);
+
+    core->owner = pd;
+    core->owner_nic = s->nic;
+    core->owner_mac = s->conf.macaddr.a;
+    ena_core_realize(core);
 }
 
 static void ena_exit(PCIDevice *pd)
 {
     EnaState *s = ENA(pd);
 
-    ena_guest_errors_at_exit(&s->exit_notifier, NULL);
-    qemu_remove_exit_notifier(&s->exit_notifier);
-
-    timer_free(s->admin_timer);
-    timer_free(s->reset_timer);
-    timer_free(s->keepalive_timer);
-    s->admin_timer = s->reset_timer = s->keepalive_timer = NULL;
-    ena_drop_queues(s);
-    ena_io_vec_fini(s);
+    ena_core_unrealize(&s->core);
     qemu_del_nic(s->nic);
     msix_unuse_all_vectors(pd);
     msix_uninit_exclusive_bar(pd);
     pcie_cap_exit(pd);
-    g_free(s->cqs);
-    g_free(s->sqs);
-    g_free(s->tx_frame);
-    s->cqs = NULL;
-    s->sqs = NULL;
 }
 
 static void ena_write_config(PCIDevice *pd, uint32_t addr, uint32_t val,
@@ -1230,22 +1001,14 @@ static void ena_write_config(PCIDevice *pd, uint32_t addr, uint32_t val,
 
 static void ena_reset_hold(Object *obj, ResetType type)
 {
-    EnaState *s = ENA(obj);
-
-    timer_del(s->reset_timer);
-    ena_soft_reset(s);
-    s->dev_ctl = 0;
-    s->dev_sts = ENAHW_STS_READY | (s->fault_fatal ? ENAHW_STS_FATAL : 0);
-    ena_keepalive_arm(s);
+    ena_core_reset(&ENA(obj)->core);
 }
 
 static int ena_post_load(void *opaque, int version_id)
 {
     EnaState *s = opaque;
 
-    /* IO queues are not part of the stream: the driver must reset */
-    ena_drop_queues(s);
-    s->dev_max_mtu = s->max_mtu;
+    ena_core_post_load(&s->core);
     return 0;
 }
 
@@ -1257,24 +1020,24 @@ static const VMStateDescription ena_vmstate = {
     .fields = (const VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, EnaState),
         VMSTATE_MSIX(parent_obj, EnaState),
-        VMSTATE_UINT64(aq_base, EnaState),
-        VMSTATE_UINT32(aq_caps, EnaState),
-        VMSTATE_UINT64(acq_base, EnaState),
-        VMSTATE_UINT32(acq_caps, EnaState),
-        VMSTATE_UINT32(aq_db, EnaState),
-        VMSTATE_UINT64(aenq_base, EnaState),
-        VMSTATE_UINT32(aenq_caps, EnaState),
-        VMSTATE_UINT32(aenq_head_db, EnaState),
-        VMSTATE_UINT32(intr_mask, EnaState),
-        VMSTATE_UINT32(dev_ctl, EnaState),
-        VMSTATE_UINT32(dev_sts, EnaState),
-        VMSTATE_UINT32(mmio_read_req, EnaState),
-        VMSTATE_UINT64(mmio_resp_addr, EnaState),
-        VMSTATE_UINT32(aq_head, EnaState),
-        VMSTATE_UINT32(acq_tail, EnaState),
-        VMSTATE_UINT32(aenq_tail, EnaState),
-        VMSTATE_UINT32(aenq_groups, EnaState),
-        VMSTATE_UINT32(mtu, EnaState),
+        VMSTATE_UINT64(core.aq_base, EnaState),
+        VMSTATE_UINT32(core.aq_caps, EnaState),
+        VMSTATE_UINT64(core.acq_base, EnaState),
+        VMSTATE_UINT32(core.acq_caps, EnaState),
+        VMSTATE_UINT32(core.aq_db, EnaState),
+        VMSTATE_UINT64(core.aenq_base, EnaState),
+        VMSTATE_UINT32(core.aenq_caps, EnaState),
+        VMSTATE_UINT32(core.aenq_head_db, EnaState),
+        VMSTATE_UINT32(core.intr_mask, EnaState),
+        VMSTATE_UINT32(core.dev_ctl, EnaState),
+        VMSTATE_UINT32(core.dev_sts, EnaState),
+        VMSTATE_UINT32(core.mmio_read_req, EnaState),
+        VMSTATE_UINT64(core.mmio_resp_addr, EnaState),
+        VMSTATE_UINT32(core.aq_head, EnaState),
+        VMSTATE_UINT32(core.acq_tail, EnaState),
+        VMSTATE_UINT32(core.aenq_tail, EnaState),
+        VMSTATE_UINT32(core.aenq_groups, EnaState),
+        VMSTATE_UINT32(core.mtu, EnaState),
         VMSTATE_END_OF_LIST()
     },
 };

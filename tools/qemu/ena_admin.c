@@ -1,9 +1,10 @@
 /*
- * Amazon Elastic Network Adapter (ENA) device model: the admin side
+ * Amazon Elastic Network Adapter (ENA) device model: the core's admin side
  *
  * Device reset (DEV_CTL), the admin submission/completion queues and their
  * commands (GET/SET_FEATURE, GET_STATS), the asynchronous event queue and
- * the keep-alive.  Creating and destroying IO queues is in ena_io.c.
+ * the keep-alive.  Creating and destroying IO queues is in ena_io.c, the
+ * registers that lead here in ena_core.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -37,52 +38,50 @@ bool ena_pow2_depth(uint32_t depth, uint32_t max)
     return depth >= 1 && depth <= max && is_power_of_2(depth);
 }
 
-uint32_t ena_aq_depth(EnaState *s)
+uint32_t ena_aq_depth(EnaCore *core)
 {
-    return s->aq_caps & 0xffff;
+    return core->aq_caps & 0xffff;
 }
 
-uint32_t ena_acq_depth(EnaState *s)
+uint32_t ena_acq_depth(EnaCore *core)
 {
-    return s->acq_caps & 0xffff;
+    return core->acq_caps & 0xffff;
 }
 
-uint32_t ena_aenq_depth(EnaState *s)
+uint32_t ena_aenq_depth(EnaCore *core)
 {
-    return s->aenq_caps & 0xffff;
+    return core->aenq_caps & 0xffff;
 }
 
-static bool ena_admin_queues_ok(EnaState *s)
+static bool ena_admin_queues_ok(EnaCore *core)
 {
-    uint32_t aqd = ena_aq_depth(s), acqd = ena_acq_depth(s);
+    uint32_t aqd = ena_aq_depth(core), acqd = ena_acq_depth(core);
 
-    return s->aq_base && s->acq_base &&
+    return core->aq_base && core->acq_base &&
            ena_pow2_depth(aqd, ENA_ADMIN_DEPTH_LIMIT) &&
            ena_pow2_depth(acqd, ENA_ADMIN_DEPTH_LIMIT) &&
-           (s->aq_caps >> 16) == ENAHW_ADMIN_ENTRY_SIZE &&
-           (s->acq_caps >> 16) == ENAHW_ADMIN_ENTRY_SIZE;
+           (core->aq_caps >> 16) == ENAHW_ADMIN_ENTRY_SIZE &&
+           (core->acq_caps >> 16) == ENAHW_ADMIN_ENTRY_SIZE;
 }
 
-static bool ena_aenq_ok(EnaState *s)
+static bool ena_aenq_ok(EnaCore *core)
 {
-    return s->aenq_base &&
-           ena_pow2_depth(ena_aenq_depth(s), ENA_AENQ_DEPTH_LIMIT) &&
-           (s->aenq_caps >> 16) == ENAHW_AENQ_ENTRY_SIZE;
+    return core->aenq_base &&
+           ena_pow2_depth(ena_aenq_depth(core), ENA_AENQ_DEPTH_LIMIT) &&
+           (core->aenq_caps >> 16) == ENAHW_AENQ_ENTRY_SIZE;
 }
 
-static void ena_mgmt_irq(EnaState *s)
+static void ena_mgmt_irq(EnaCore *core)
 {
-    PCIDevice *pd = PCI_DEVICE(s);
-
-    if (!(s->intr_mask & ENAHW_INTR_MASK_ADMIN) && msix_enabled(pd)) {
-        msix_notify(pd, 0);
+    if (!(core->intr_mask & ENAHW_INTR_MASK_ADMIN) && ena_msix_enabled(core)) {
+        ena_msix_notify(core, 0);
     }
 }
 
 /* ------------------------------------------------------------------ */
 /* AENQ                                                                */
 
-static bool ena_aenq_post(EnaState *s, uint16_t group, uint16_t syndrome,
+static bool ena_aenq_post(EnaCore *core, uint16_t group, uint16_t syndrome,
                           const uint8_t *data, size_t data_len)
 {
     uint8_t ev[ENAHW_AENQ_ENTRY_SIZE] = { 0 };
@@ -90,20 +89,20 @@ static bool ena_aenq_post(EnaState *s, uint16_t group, uint16_t syndrome,
     uint16_t room;
     uint64_t ts, addr;
 
-    if (!ena_ready(s) || !ena_aenq_ok(s)) {
+    if (!ena_ready(core) || !ena_aenq_ok(core)) {
         return false;
     }
-    if (group >= 32 || !(s->aenq_groups & BIT(group))) {
+    if (group >= 32 || !(core->aenq_groups & BIT(group))) {
         /* a group the driver did not enable: not posted, as a device does */
-        s->st.aenq_disabled++;
-        trace_ena_aenq_disabled(group, syndrome, s->aenq_groups);
+        core->st.aenq_disabled++;
+        trace_ena_aenq_disabled(group, syndrome, core->aenq_groups);
         return false;
     }
-    depth = ena_aenq_depth(s);
-    room = (uint16_t)(s->aenq_head_db - (uint16_t)s->aenq_tail);
+    depth = ena_aenq_depth(core);
+    room = (uint16_t)(core->aenq_head_db - (uint16_t)core->aenq_tail);
     if (room == 0 || room > depth) {
-        s->st.aenq_dropped++;
-        trace_ena_aenq_full(group, s->aenq_tail, s->aenq_head_db);
+        core->st.aenq_dropped++;
+        trace_ena_aenq_full(group, core->aenq_tail, core->aenq_head_db);
         return false;
     }
     ts = qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL);
@@ -113,56 +112,56 @@ static bool ena_aenq_post(EnaState *s, uint16_t group, uint16_t syndrome,
     stl_le_p(ev + ENAHW_AE_TS_HI, (uint32_t)(ts >> 32));
     memcpy(ev + ENAHW_AE_DATA, data, MIN(data_len, sizeof(ev) - ENAHW_AE_DATA));
 
-    addr = s->aenq_base + (uint64_t)(s->aenq_tail & (depth - 1)) *
+    addr = core->aenq_base + (uint64_t)(core->aenq_tail & (depth - 1)) *
            ENAHW_AENQ_ENTRY_SIZE;
     /* body first, then the byte holding the phase bit */
-    pci_dma_write(PCI_DEVICE(s), addr, ev, ENAHW_AE_FLAGS);
-    pci_dma_write(PCI_DEVICE(s), addr + ENAHW_AE_FLAGS + 1,
+    ena_dma_write(core, addr, ev, ENAHW_AE_FLAGS);
+    ena_dma_write(core, addr + ENAHW_AE_FLAGS + 1,
                   ev + ENAHW_AE_FLAGS + 1,
                   sizeof(ev) - ENAHW_AE_FLAGS - 1);
     smp_wmb();  /* the event body must land before its phase bit */
-    ev[ENAHW_AE_FLAGS] = ena_phase(s->aenq_tail, depth);
-    pci_dma_write(PCI_DEVICE(s), addr + ENAHW_AE_FLAGS,
+    ev[ENAHW_AE_FLAGS] = ena_phase(core->aenq_tail, depth);
+    ena_dma_write(core, addr + ENAHW_AE_FLAGS,
                   ev + ENAHW_AE_FLAGS, 1);
-    s->aenq_tail++;
-    trace_ena_aenq_post(group, syndrome, s->aenq_tail);
-    ena_mgmt_irq(s);
+    core->aenq_tail++;
+    trace_ena_aenq_post(group, syndrome, core->aenq_tail);
+    ena_mgmt_irq(core);
     return true;
 }
 
-void ena_post_link(EnaState *s)
+void ena_post_link(EnaCore *core)
 {
     uint8_t data[4];
-    bool up = !qemu_get_queue(s->nic)->link_down;
+    bool up = !ena_nc(core)->link_down;
 
     stl_le_p(data, up ? 1 : 0);
-    if (ena_aenq_post(s, ENAHW_AEG_LINK_CHANGE, 0, data, sizeof(data))) {
-        s->link_event_pending = false;
-    } else if (s->aenq_groups & BIT(ENAHW_AEG_LINK_CHANGE)) {
-        s->link_event_pending = true;
+    if (ena_aenq_post(core, ENAHW_AEG_LINK_CHANGE, 0, data, sizeof(data))) {
+        core->link_event_pending = false;
+    } else if (core->aenq_groups & BIT(ENAHW_AEG_LINK_CHANGE)) {
+        core->link_event_pending = true;
     }
 }
 
 /* one FATAL_ERROR event (property fault-aenq-fatal); false if not posted */
-bool ena_post_fatal_event(EnaState *s)
+bool ena_post_fatal_event(EnaCore *core)
 {
     uint8_t data[4] = { 0 };
 
-    return ena_aenq_post(s, ENAHW_AEG_FATAL_ERROR, 0, data, sizeof(data));
+    return ena_aenq_post(core, ENAHW_AEG_FATAL_ERROR, 0, data, sizeof(data));
 }
 
 /* the device's current hints, as GET HW_HINTS and UPDATE_HINTS carry them */
-void ena_hints_fill(EnaState *s, uint8_t *h)
+void ena_hints_fill(EnaCore *core, uint8_t *h)
 {
     memset(h, 0, ENAHW_HINTS_BYTES);
-    stw_le_p(h + ENAHW_HINT_MMIO_READ_MS, s->hint_mmio_read_ms);
-    stw_le_p(h + ENAHW_HINT_KEEPALIVE_MS, s->hint_keepalive_ms);
-    stw_le_p(h + ENAHW_HINT_MISSING_TX_MS, s->hint_missing_tx_ms);
-    stw_le_p(h + ENAHW_HINT_MISSED_TX, s->hint_missed_tx);
-    stw_le_p(h + ENAHW_HINT_ADMIN_MS, s->hint_admin_ms);
-    stw_le_p(h + ENAHW_HINT_NETDEV_WD_MS, s->hint_netdev_wd_ms);
-    stw_le_p(h + ENAHW_HINT_MAX_TX_SGL, s->max_tx_sgl);
-    stw_le_p(h + ENAHW_HINT_MAX_RX_SGL, s->max_rx_sgl);
+    stw_le_p(h + ENAHW_HINT_MMIO_READ_MS, core->hint_mmio_read_ms);
+    stw_le_p(h + ENAHW_HINT_KEEPALIVE_MS, core->hint_keepalive_ms);
+    stw_le_p(h + ENAHW_HINT_MISSING_TX_MS, core->hint_missing_tx_ms);
+    stw_le_p(h + ENAHW_HINT_MISSED_TX, core->hint_missed_tx);
+    stw_le_p(h + ENAHW_HINT_ADMIN_MS, core->hint_admin_ms);
+    stw_le_p(h + ENAHW_HINT_NETDEV_WD_MS, core->hint_netdev_wd_ms);
+    stw_le_p(h + ENAHW_HINT_MAX_TX_SGL, core->max_tx_sgl);
+    stw_le_p(h + ENAHW_HINT_MAX_RX_SGL, core->max_rx_sgl);
 }
 
 /*
@@ -173,51 +172,51 @@ void ena_hints_fill(EnaState *s, uint8_t *h)
  * counted in stat-aenq-disabled), "full" (stat-aenq-dropped) or
  * "not-ready" (no AENQ programmed).
  */
-const char *ena_aenq_inject(EnaState *s, uint16_t group, uint16_t syndrome,
+const char *ena_aenq_inject(EnaCore *core, uint16_t group, uint16_t syndrome,
                             uint64_t data)
 {
     uint8_t d[ENAHW_AENQ_ENTRY_SIZE - ENAHW_AE_DATA] = { 0 };
-    uint64_t dropped = s->st.aenq_dropped;
+    uint64_t dropped = core->st.aenq_dropped;
 
-    s->st.aenq_injected++;
+    core->st.aenq_injected++;
     trace_ena_aenq_inject(group, syndrome, data);
-    if (!ena_ready(s) || !ena_aenq_ok(s)) {
+    if (!ena_ready(core) || !ena_aenq_ok(core)) {
         return "not-ready";
     }
     if (group == ENAHW_AEG_NOTIFICATION &&
         syndrome == ENAHW_AEN_UPDATE_HINTS) {
-        ena_hints_fill(s, d);
+        ena_hints_fill(core, d);
     } else {
         stq_le_p(d, data);
     }
-    if (ena_aenq_post(s, group, syndrome, d, sizeof(d))) {
+    if (ena_aenq_post(core, group, syndrome, d, sizeof(d))) {
         return "posted";
     }
-    return s->st.aenq_dropped != dropped ? "full" : "disabled";
+    return core->st.aenq_dropped != dropped ? "full" : "disabled";
 }
 
-void ena_keepalive_arm(EnaState *s)
+void ena_keepalive_arm(EnaCore *core)
 {
-    if (s->keepalive_ms) {
-        timer_mod(s->keepalive_timer,
-                  ena_now() + (int64_t)s->keepalive_ms * SCALE_MS);
+    if (core->keepalive_ms) {
+        timer_mod(core->keepalive_timer,
+                  ena_now() + (int64_t)core->keepalive_ms * SCALE_MS);
     } else {
-        timer_del(s->keepalive_timer);
+        timer_del(core->keepalive_timer);
     }
 }
 
 void ena_keepalive_cb(void *opaque)
 {
-    EnaState *s = opaque;
+    EnaCore *core = opaque;
     uint8_t data[24] = { 0 };
 
-    stl_le_p(data + 0, (uint32_t)s->st.rx_dropped);
-    stl_le_p(data + 4, (uint32_t)(s->st.rx_dropped >> 32));
+    stl_le_p(data + 0, (uint32_t)core->st.rx_dropped);
+    stl_le_p(data + 4, (uint32_t)(core->st.rx_dropped >> 32));
     /* tx drops (8..15) stay zero */
-    stl_le_p(data + 16, (uint32_t)s->st.rx_overruns);
-    stl_le_p(data + 20, (uint32_t)(s->st.rx_overruns >> 32));
-    ena_aenq_post(s, ENAHW_AEG_KEEP_ALIVE, 0, data, sizeof(data));
-    ena_keepalive_arm(s);
+    stl_le_p(data + 16, (uint32_t)core->st.rx_overruns);
+    stl_le_p(data + 20, (uint32_t)(core->st.rx_overruns >> 32));
+    ena_aenq_post(core, ENAHW_AEG_KEEP_ALIVE, 0, data, sizeof(data));
+    ena_keepalive_arm(core);
 }
 
 /* ------------------------------------------------------------------ */
@@ -228,48 +227,48 @@ void ena_keepalive_cb(void *opaque)
  * register file and every setting the driver made are forgotten.  The IO
  * queues are dropped apart (ena_soft_reset(), ena_reset_done_cb()).
  */
-static void ena_reset_admin(EnaState *s)
+static void ena_reset_admin(EnaCore *core)
 {
-    timer_del(s->admin_timer);
-    s->done_count = 0;
-    memset(s->admin_busy, 0, sizeof(s->admin_busy));
-    s->react_due = false;
+    timer_del(core->admin_timer);
+    core->done_count = 0;
+    memset(core->admin_busy, 0, sizeof(core->admin_busy));
+    core->react_due = false;
 
-    s->aq_base = s->acq_base = s->aenq_base = 0;
-    s->aq_caps = s->acq_caps = s->aenq_caps = 0;
-    s->aq_db = s->aenq_head_db = 0;
-    s->aq_head = s->acq_tail = s->aenq_tail = 0;
-    s->intr_mask = 0;
-    s->mmio_read_req = 0;
-    s->mmio_resp_addr = 0;
+    core->aq_base = core->acq_base = core->aenq_base = 0;
+    core->aq_caps = core->acq_caps = core->aenq_caps = 0;
+    core->aq_db = core->aenq_head_db = 0;
+    core->aq_head = core->acq_tail = core->aenq_tail = 0;
+    core->intr_mask = 0;
+    core->mmio_read_req = 0;
+    core->mmio_resp_addr = 0;
 
-    s->aenq_groups = 0;
-    s->link_event_pending = false;
-    s->mtu = 1500;
-    s->llq_configured = false;
-    s->llq_entry = ENAHW_LLQ_ENTRY_BYTES;
-    s->llq_accel_on = 0;
-    s->host_info_addr = 0;
-    s->rss_func = ENAHW_RSS_FUNC_TOEPLITZ;
-    s->rss_init = 0xffffffff;
-    memcpy(s->rss_key, ena_default_rss_key, sizeof(s->rss_key));
-    s->rss_fields[0] = s->rss_fields[1] = s->rss_fields[2] =
-        s->rss_fields[3] = ENAHW_RSS_F_L3_SA | ENAHW_RSS_F_L3_DA |
-                           ENAHW_RSS_F_L4_SP | ENAHW_RSS_F_L4_DP;
-    s->rss_fields[4] = s->rss_fields[5] = s->rss_fields[6] =
+    core->aenq_groups = 0;
+    core->link_event_pending = false;
+    core->mtu = 1500;
+    core->llq_configured = false;
+    core->llq_entry = ENAHW_LLQ_ENTRY_BYTES;
+    core->llq_accel_on = 0;
+    core->host_info_addr = 0;
+    core->rss_func = ENAHW_RSS_FUNC_TOEPLITZ;
+    core->rss_init = 0xffffffff;
+    memcpy(core->rss_key, ena_default_rss_key, sizeof(core->rss_key));
+    core->rss_fields[0] = core->rss_fields[1] = core->rss_fields[2] =
+        core->rss_fields[3] = ENAHW_RSS_F_L3_SA | ENAHW_RSS_F_L3_DA |
+                              ENAHW_RSS_F_L4_SP | ENAHW_RSS_F_L4_DP;
+    core->rss_fields[4] = core->rss_fields[5] = core->rss_fields[6] =
         ENAHW_RSS_F_L3_SA | ENAHW_RSS_F_L3_DA;
-    s->rss_fields[7] = ENAHW_RSS_F_L2_SA | ENAHW_RSS_F_L2_DA;
-    memset(s->rss_table, 0, sizeof(s->rss_table));
-    s->rss_table_log = 0;
-    s->rss_table_set = false;
+    core->rss_fields[7] = ENAHW_RSS_F_L2_SA | ENAHW_RSS_F_L2_DA;
+    memset(core->rss_table, 0, sizeof(core->rss_table));
+    core->rss_table_log = 0;
+    core->rss_table_set = false;
 }
 
 /* Everything the driver set up is forgotten; the device stays in reset. */
-void ena_soft_reset(EnaState *s)
+void ena_soft_reset(EnaCore *core)
 {
-    ena_drop_queues(s);
-    ena_reset_admin(s);
-    s->dev_max_mtu = s->max_mtu;
+    ena_drop_queues(core);
+    ena_reset_admin(core);
+    core->dev_max_mtu = core->max_mtu;
 }
 
 /*
@@ -280,29 +279,29 @@ void ena_soft_reset(EnaState *s)
  */
 void ena_reset_done_cb(void *opaque)
 {
-    EnaState *s = opaque;
+    EnaCore *core = opaque;
 
-    ena_drop_queues(s);
-    s->dev_max_mtu = s->max_mtu;
-    s->dev_sts = (s->fault_never_ready ? 0 : ENAHW_STS_READY) |
-                 ENAHW_STS_RESET_DONE |
-                 (s->fault_fatal ? ENAHW_STS_FATAL : 0);
-    trace_ena_reset_done(!s->fault_never_ready);
-    if (!s->fault_never_ready) {
-        ena_keepalive_arm(s);
+    ena_drop_queues(core);
+    core->dev_max_mtu = core->max_mtu;
+    core->dev_sts = (core->fault_never_ready ? 0 : ENAHW_STS_READY) |
+                    ENAHW_STS_RESET_DONE |
+                    (core->fault_fatal ? ENAHW_STS_FATAL : 0);
+    trace_ena_reset_done(!core->fault_never_ready);
+    if (!core->fault_never_ready) {
+        ena_keepalive_arm(core);
     }
 }
 
-void ena_dev_ctl_write(EnaState *s, uint32_t val)
+void ena_dev_ctl_write(EnaCore *core, uint32_t val)
 {
-    s->dev_ctl = val;
-    if (s->fault_reset_ignore) {
+    core->dev_ctl = val;
+    if (core->fault_reset_ignore) {
         /* a device that never takes the reset: nothing stops, nothing shows */
         trace_ena_reset_ignored(val);
         return;
     }
     if (val & ENAHW_CTL_RESET) {
-        if (!(s->dev_sts & ENAHW_STS_RESET_BUSY)) {
+        if (!(core->dev_sts & ENAHW_STS_RESET_BUSY)) {
             uint32_t reason = val >> ENAHW_CTL_REASON_SHIFT;
 
             /*
@@ -311,86 +310,85 @@ void ena_dev_ctl_write(EnaState *s, uint32_t val)
              * DEVICE_ATTRIBUTES); a driver must fall back otherwise.
              */
             if (val & ENAHW_CTL_REASON_EXT_MASK) {
-                if (s->cap_ext_reset_reasons) {
+                if (core->cap_ext_reset_reasons) {
                     reason |= ((val & ENAHW_CTL_REASON_EXT_MASK) >>
                                ENAHW_CTL_REASON_EXT_SHIFT) << 4;
                 } else {
-                    ena_guest_error(s, ENA_ERR_MMIO,
+                    ena_guest_error(core, ENA_ERR_MMIO,
                                     "DEV_CTL 0x%x: extended reset reason "
                                     "without the capability", val);
                 }
             }
             trace_ena_reset_start(reason);
-            s->st.resets++;
-            s->reset_reason[s->st.resets % ENA_RESET_HISTORY] = reason;
-            ena_fuzz_arm(s);
-            timer_del(s->reset_timer);
+            core->st.resets++;
+            core->reset_reason[core->st.resets % ENA_RESET_HISTORY] = reason;
+            ena_fuzz_arm(core);
+            timer_del(core->reset_timer);
             /* the IO queues run on until the reset completes */
-            ena_reset_admin(s);
-            s->dev_sts = ENAHW_STS_RESET_BUSY |
-                         (s->fault_fatal ? ENAHW_STS_FATAL : 0);
+            ena_reset_admin(core);
+            core->dev_sts = ENAHW_STS_RESET_BUSY |
+                            (core->fault_fatal ? ENAHW_STS_FATAL : 0);
         }
-    } else if ((s->dev_sts & ENAHW_STS_RESET_BUSY) &&
-               !timer_pending(s->reset_timer)) {
-        timer_mod(s->reset_timer,
-                  ena_now() + (int64_t)s->reset_latency_us * SCALE_US);
+    } else if ((core->dev_sts & ENAHW_STS_RESET_BUSY) &&
+               !timer_pending(core->reset_timer)) {
+        timer_mod(core->reset_timer,
+                  ena_now() + (int64_t)core->reset_latency_us * SCALE_US);
     }
 }
 
 /* ------------------------------------------------------------------ */
 /* admin completions                                                   */
 
-static void ena_acq_post(EnaState *s, uint8_t *cqe)
+static void ena_acq_post(EnaCore *core, uint8_t *cqe)
 {
-    uint32_t depth = ena_acq_depth(s);
+    uint32_t depth = ena_acq_depth(core);
     uint64_t addr;
+    uint32_t malformed;
     uint8_t phase;
 
-    if (!ena_ready(s) || !ena_admin_queues_ok(s)) {
+    if (!ena_ready(core) || !ena_admin_queues_ok(core)) {
         return;
     }
-    phase = ena_phase(s->acq_tail, depth);
-    if (s->fault_malformed == 1 || ena_fuzz_hit(s, ENA_FUZZ_ADMIN_ID)) {
-        s->fault_malformed = 0;
+    phase = ena_phase(core->acq_tail, depth);
+    malformed = ena_fault_take(core, ENA_FAULT_MALFORMED);
+    if (malformed == 1 || ena_fuzz_hit(core, ENA_FUZZ_ADMIN_ID)) {
         stw_le_p(cqe + ENAHW_CQE_CMD_ID, ENAHW_CMD_ID_MASK);
-    } else if (s->fault_malformed == 2) {
-        s->fault_malformed = 0;
+    } else if (malformed == 2) {
         phase = !phase;
     }
-    stw_le_p(cqe + ENAHW_CQE_SQ_HEAD, (uint16_t)s->aq_head);
+    stw_le_p(cqe + ENAHW_CQE_SQ_HEAD, (uint16_t)core->aq_head);
     cqe[ENAHW_CQE_FLAGS] = phase;
 
-    addr = s->acq_base + (uint64_t)(s->acq_tail & (depth - 1)) *
+    addr = core->acq_base + (uint64_t)(core->acq_tail & (depth - 1)) *
            ENAHW_ADMIN_ENTRY_SIZE;
-    pci_dma_write(PCI_DEVICE(s), addr + 4, cqe + 4,
+    ena_dma_write(core, addr + 4, cqe + 4,
                   ENAHW_ADMIN_ENTRY_SIZE - 4);
     smp_wmb();  /* the response must land before the phase bit */
-    pci_dma_write(PCI_DEVICE(s), addr, cqe, 4);
-    s->acq_tail++;
+    ena_dma_write(core, addr, cqe, 4);
+    core->acq_tail++;
     trace_ena_admin_done(lduw_le_p(cqe + ENAHW_CQE_CMD_ID),
-                         cqe[ENAHW_CQE_STATUS], s->acq_tail);
+                         cqe[ENAHW_CQE_STATUS], core->acq_tail);
 
-    s->react_last_done = ena_now();
-    s->react_due = true;
-    if (s->fault_admin_irq_lost) {
+    core->react_last_done = ena_now();
+    core->react_due = true;
+    if (ena_fault_take(core, ENA_FAULT_ADMIN_IRQ_LOST)) {
         /* posted, but the MSI-X message is lost on its way */
-        s->fault_admin_irq_lost--;
-        s->st.admin_irqs_lost++;
+        core->st.admin_irqs_lost++;
         trace_ena_admin_irq_lost(lduw_le_p(cqe + ENAHW_CQE_CMD_ID),
-                                 s->fault_admin_irq_lost);
+                                 core->fault[ENA_FAULT_ADMIN_IRQ_LOST]);
         return;
     }
-    ena_mgmt_irq(s);
+    ena_mgmt_irq(core);
 }
 
-static void ena_admin_run(EnaState *s, const uint8_t *sqe, bool drop);
+static void ena_admin_run(EnaCore *core, const uint8_t *sqe, bool drop);
 
 /*
  * Execute the commands that are due, in due-time order (submission order
  * among equals), each posting its completion as it is done; then arm the
  * timer for the next one.
  */
-static void ena_admin_flush(EnaState *s)
+static void ena_admin_flush(EnaCore *core)
 {
     int64_t now = ena_now();
     int64_t next = INT64_MAX;
@@ -399,11 +397,12 @@ static void ena_admin_flush(EnaState *s)
     for (;;) {
         uint32_t i, best = UINT32_MAX;
 
-        for (i = 0; i < s->done_count; i++) {
-            if (s->done[i].due <= now &&
-                (best == UINT32_MAX || s->done[i].due < s->done[best].due ||
-                 (s->done[i].due == s->done[best].due &&
-                  s->done[i].seq < s->done[best].seq))) {
+        for (i = 0; i < core->done_count; i++) {
+            if (core->done[i].due <= now &&
+                (best == UINT32_MAX ||
+                 core->done[i].due < core->done[best].due ||
+                 (core->done[i].due == core->done[best].due &&
+                  core->done[i].seq < core->done[best].seq))) {
                 best = i;
             }
         }
@@ -411,17 +410,17 @@ static void ena_admin_flush(EnaState *s)
             break;
         }
         /* taken off the list before it runs */
-        cmd = s->done[best];
-        s->done[best] = s->done[--s->done_count];
-        ena_admin_run(s, cmd.sqe, cmd.drop);
+        cmd = core->done[best];
+        core->done[best] = core->done[--core->done_count];
+        ena_admin_run(core, cmd.sqe, cmd.drop);
     }
-    for (uint32_t i = 0; i < s->done_count; i++) {
-        next = MIN(next, s->done[i].due);
+    for (uint32_t i = 0; i < core->done_count; i++) {
+        next = MIN(next, core->done[i].due);
     }
     if (next != INT64_MAX) {
-        timer_mod(s->admin_timer, next);
+        timer_mod(core->admin_timer, next);
     } else {
-        timer_del(s->admin_timer);
+        timer_del(core->admin_timer);
     }
 }
 
@@ -434,9 +433,9 @@ void ena_admin_timer_cb(void *opaque)
  * When a command's work starts: at once, or with admin-parallel = N when
  * the first of N engines is free (each works on one command at a time).
  */
-static int64_t ena_admin_start(EnaState *s, int64_t delay)
+static int64_t ena_admin_start(EnaCore *core, int64_t delay)
 {
-    uint32_t n = MIN(s->admin_parallel, ENA_ADMIN_ENGINES);
+    uint32_t n = MIN(core->admin_parallel, ENA_ADMIN_ENGINES);
     int64_t start = ena_now();
     uint32_t i, k = 0;
 
@@ -444,12 +443,12 @@ static int64_t ena_admin_start(EnaState *s, int64_t delay)
         return start;
     }
     for (i = 1; i < n; i++) {
-        if (s->admin_busy[i] < s->admin_busy[k]) {
+        if (core->admin_busy[i] < core->admin_busy[k]) {
             k = i;
         }
     }
-    start = MAX(start, s->admin_busy[k]);
-    s->admin_busy[k] = start + delay;
+    start = MAX(start, core->admin_busy[k]);
+    core->admin_busy[k] = start + delay;
     return start;
 }
 
@@ -459,36 +458,33 @@ static int64_t ena_admin_start(EnaState *s, int64_t delay)
  * and executed when that time is up (ena_admin_flush()).  Until then it has
  * no effect: a destroyed queue runs on until its DESTROY completes.
  */
-static void ena_admin_submit(EnaState *s, const uint8_t *sqe)
+static void ena_admin_submit(EnaCore *core, const uint8_t *sqe)
 {
-    int64_t delay = (int64_t)s->admin_latency_us * SCALE_US;
+    int64_t delay = (int64_t)core->admin_latency_us * SCALE_US;
     uint16_t cmd_id = lduw_le_p(sqe + ENAHW_SQE_CMD_ID) & ENAHW_CMD_ID_MASK;
     bool drop = false;
     EnaDone *d;
 
-    if (s->fault_drop_next) {
-        s->fault_drop_next--;
+    if (ena_fault_take(core, ENA_FAULT_DROP_NEXT)) {
         trace_ena_admin_fault("drop", cmd_id);
         drop = true;
     }
-    if (s->admin_jitter_us) {
-        delay += (int64_t)g_random_int_range(0, s->admin_jitter_us + 1) *
+    if (core->admin_jitter_us) {
+        delay += (int64_t)g_random_int_range(0, core->admin_jitter_us + 1) *
                  SCALE_US;
     }
-    if (s->fault_delay_next_ms) {
-        delay += (int64_t)s->fault_delay_next_ms * SCALE_MS;
-        s->fault_delay_next_ms = 0;
-    }
-    if (s->done_count >= ENA_ADMIN_DEPTH_LIMIT) {
-        ena_admin_run(s, sqe, drop);
+    delay += (int64_t)ena_fault_take(core, ENA_FAULT_DELAY_NEXT) * SCALE_MS;
+    if (core->done_count >= ENA_ADMIN_DEPTH_LIMIT) {
+        ena_admin_run(core, sqe, drop);
         return;
     }
-    d = &s->done[s->done_count++];
+    d = &core->done[core->done_count++];
     memcpy(d->sqe, sqe, sizeof(d->sqe));
     d->drop = drop;
-    d->due = ena_admin_start(s, delay) + delay;
-    s->st.admin_max_inflight = MAX(s->st.admin_max_inflight, s->done_count);
-    d->seq = s->done_seq++;
+    d->due = ena_admin_start(core, delay) + delay;
+    core->st.admin_max_inflight = MAX(core->st.admin_max_inflight,
+                                      core->done_count);
+    d->seq = core->done_seq++;
 }
 
 /* ------------------------------------------------------------------ */
@@ -507,7 +503,7 @@ static bool ena_ctrl_buf(const uint8_t *sqe, uint64_t *addr, uint32_t *len)
     return *addr != 0 && *len != 0;
 }
 
-static uint32_t ena_supported_features(EnaState *s)
+static uint32_t ena_supported_features(EnaCore *core)
 {
     uint32_t f = BIT(ENAHW_F_DEV_ATTR) | BIT(ENAHW_F_MAX_QUEUES) |
                  BIT(ENAHW_F_HW_HINTS) | BIT(ENAHW_F_MAX_QUEUES_EXT) |
@@ -517,29 +513,29 @@ static uint32_t ena_supported_features(EnaState *s)
                  BIT(ENAHW_F_AENQ_CONFIG) | BIT(ENAHW_F_LINK_CONFIG) |
                  BIT(ENAHW_F_HOST_ATTR);
 
-    if (s->intr_delay_res) {
+    if (core->intr_delay_res) {
         f |= BIT(ENAHW_F_INTR_MODER);
     }
-    if (s->llq_enabled) {
+    if (core->llq_enabled) {
         f |= BIT(ENAHW_F_LLQ);
     }
     return f;
 }
 
-static uint32_t ena_capabilities(EnaState *s)
+static uint32_t ena_capabilities(EnaCore *core)
 {
-    return (s->cap_eni_stats ? BIT(ENAHW_CAP_ENI_STATS) : 0) |
-           (s->cap_ena_srd ? BIT(ENAHW_CAP_ENA_SRD_INFO) : 0) |
-           (s->cap_customer_metrics ? BIT(ENAHW_CAP_CUSTOMER_METRICS) : 0) |
-           (s->cap_ext_reset_reasons ? BIT(ENAHW_CAP_EXT_RESET_REASONS) : 0);
+    return (core->cap_eni_stats ? BIT(ENAHW_CAP_ENI_STATS) : 0) |
+           (core->cap_ena_srd ? BIT(ENAHW_CAP_ENA_SRD_INFO) : 0) |
+           (core->cap_customer_metrics ? BIT(ENAHW_CAP_CUSTOMER_METRICS) : 0) |
+           (core->cap_ext_reset_reasons ? BIT(ENAHW_CAP_EXT_RESET_REASONS) : 0);
 }
 
 /* the deepest LLQ, in 128-byte entries */
-uint32_t ena_llq_max_depth(EnaState *s)
+uint32_t ena_llq_max_depth(EnaCore *core)
 {
-    uint32_t d = MIN(s->llq_slot_depth, ena_max_depth(s, ENAHW_DIR_TX));
+    uint32_t d = MIN(core->llq_slot_depth, ena_max_depth(core, ENAHW_DIR_TX));
 
-    return s->llq_max_depth ? MIN(d, pow2floor(s->llq_max_depth)) : d;
+    return core->llq_max_depth ? MIN(d, pow2floor(core->llq_max_depth)) : d;
 }
 
 /*
@@ -548,13 +544,13 @@ uint32_t ena_llq_max_depth(EnaState *s)
  * different limits for TX and RX: max-tx-depth and max-rx-depth, both
  * under max-depth.
  */
-uint32_t ena_max_depth(EnaState *s, uint8_t dir)
+uint32_t ena_max_depth(EnaCore *core, uint8_t dir)
 {
-    uint32_t d = dir == ENAHW_DIR_TX ? s->max_tx_depth :
-                 dir == ENAHW_DIR_RX ? s->max_rx_depth :
-                 MAX(s->max_tx_depth, s->max_rx_depth);
+    uint32_t d = dir == ENAHW_DIR_TX ? core->max_tx_depth :
+                 dir == ENAHW_DIR_RX ? core->max_rx_depth :
+                 MAX(core->max_tx_depth, core->max_rx_depth);
 
-    d = MIN(MIN(d, s->max_depth), ENA_DEPTH_LIMIT);
+    d = MIN(MIN(d, core->max_depth), ENA_DEPTH_LIMIT);
     return pow2floor(MAX(d, 1));
 }
 
@@ -573,17 +569,16 @@ static uint16_t ena_rss_supported_fields(unsigned proto)
     }
 }
 
-static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
+static uint8_t ena_get_feature(EnaCore *core, const uint8_t *sqe, uint8_t *cqe)
 {
     uint8_t id = sqe[ENAHW_FEAT_ID];
     uint8_t *r = cqe + ENAHW_CQE_BODY;
-    PCIDevice *pd = PCI_DEVICE(s);
     uint64_t cb_addr = 0;
     uint32_t cb_len = 0;
     bool has_cb = ena_ctrl_buf(sqe, &cb_addr, &cb_len);
     uint32_t i;
 
-    if (id != ENAHW_F_DEV_ATTR && !(ena_supported_features(s) & BIT(id))) {
+    if (id != ENAHW_F_DEV_ATTR && !(ena_supported_features(core) & BIT(id))) {
         return ENAHW_ST_UNSUPPORTED;
     }
 
@@ -591,32 +586,32 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     case ENAHW_F_DEV_ATTR:
         stl_le_p(r + 0, 1);                     /* impl_id */
         stl_le_p(r + 4, 1);                     /* device_version */
-        stl_le_p(r + 8, ena_supported_features(s));
-        stl_le_p(r + 12, ena_capabilities(s));
+        stl_le_p(r + 8, ena_supported_features(core));
+        stl_le_p(r + 12, ena_capabilities(core));
         stl_le_p(r + 16, 48);                   /* phys_addr_width */
         stl_le_p(r + 20, 48);                   /* virt_addr_width */
-        memcpy(r + 24, s->mac_reported_set ? s->mac_reported :
-               s->conf.macaddr.a, 6);
-        stl_le_p(r + 32, s->dev_max_mtu);
+        memcpy(r + 24, core->mac_reported_set ? core->mac_reported :
+               core->owner_mac, 6);
+        stl_le_p(r + 32, core->dev_max_mtu);
         return ENAHW_ST_OK;
 
     case ENAHW_F_MAX_QUEUES_EXT:
         r[0] = 1;                               /* version */
-        stl_le_p(r + 4, s->max_queues);         /* max tx sq */
-        stl_le_p(r + 8, s->max_queues);         /* max tx cq */
-        stl_le_p(r + 12, s->max_queues);        /* max rx sq */
-        stl_le_p(r + 16, s->max_queues);        /* max rx cq */
-        stl_le_p(r + 20, ena_max_depth(s, ENAHW_DIR_TX)); /* tx sq depth */
-        stl_le_p(r + 24, ena_max_depth(s, ENAHW_DIR_TX)); /* tx cq depth */
-        stl_le_p(r + 28, ena_max_depth(s, ENAHW_DIR_RX)); /* rx sq depth */
-        stl_le_p(r + 32, ena_max_depth(s, ENAHW_DIR_RX)); /* rx cq depth */
+        stl_le_p(r + 4, core->max_queues);         /* max tx sq */
+        stl_le_p(r + 8, core->max_queues);         /* max tx cq */
+        stl_le_p(r + 12, core->max_queues);        /* max rx sq */
+        stl_le_p(r + 16, core->max_queues);        /* max rx cq */
+        stl_le_p(r + 20, ena_max_depth(core, ENAHW_DIR_TX)); /* tx sq depth */
+        stl_le_p(r + 24, ena_max_depth(core, ENAHW_DIR_TX)); /* tx cq depth */
+        stl_le_p(r + 28, ena_max_depth(core, ENAHW_DIR_RX)); /* rx sq depth */
+        stl_le_p(r + 32, ena_max_depth(core, ENAHW_DIR_RX)); /* rx cq depth */
         stl_le_p(r + 36, ENAHW_LLQ_ENTRY_BYTES -
                  ENAHW_LLQ_DESCS_BEFORE_HDR * 16); /* max tx header */
-        stw_le_p(r + 40, s->max_tx_sgl);           /* tx descs per packet */
-        stw_le_p(r + 42, s->max_rx_sgl);           /* rx descs per packet */
-        if (ena_fuzz_hit(s, ENA_FUZZ_ADMIN_SIZE)) {
+        stw_le_p(r + 40, core->max_tx_sgl);           /* tx descs per packet */
+        stw_le_p(r + 42, core->max_rx_sgl);           /* rx descs per packet */
+        if (ena_fuzz_hit(core, ENA_FUZZ_ADMIN_SIZE)) {
             static const uint8_t off[] = { 0, 4, 20, 32 };
-            unsigned int o = off[ena_fuzz_next(s) % ARRAY_SIZE(off)];
+            unsigned int o = off[ena_fuzz_next(core) % ARRAY_SIZE(off)];
 
             /* a version from the future, no queue, a ring too short */
             if (o) {
@@ -629,46 +624,46 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
 
     case ENAHW_F_MAX_QUEUES:
         /* one depth for both directions: the smaller fits either */
-        stl_le_p(r + 0, s->max_queues);
-        stl_le_p(r + 4, MIN(ena_max_depth(s, ENAHW_DIR_TX),
-                            ena_max_depth(s, ENAHW_DIR_RX)));
-        stl_le_p(r + 8, s->max_queues);
-        stl_le_p(r + 12, MIN(ena_max_depth(s, ENAHW_DIR_TX),
-                             ena_max_depth(s, ENAHW_DIR_RX)));
-        stl_le_p(r + 16, s->llq_enabled ? s->max_queues : 0);
-        stl_le_p(r + 20, s->llq_enabled ? ena_llq_max_depth(s) : 0);
+        stl_le_p(r + 0, core->max_queues);
+        stl_le_p(r + 4, MIN(ena_max_depth(core, ENAHW_DIR_TX),
+                            ena_max_depth(core, ENAHW_DIR_RX)));
+        stl_le_p(r + 8, core->max_queues);
+        stl_le_p(r + 12, MIN(ena_max_depth(core, ENAHW_DIR_TX),
+                             ena_max_depth(core, ENAHW_DIR_RX)));
+        stl_le_p(r + 16, core->llq_enabled ? core->max_queues : 0);
+        stl_le_p(r + 20, core->llq_enabled ? ena_llq_max_depth(core) : 0);
         stl_le_p(r + 24, ENAHW_LLQ_ENTRY_BYTES -
                  ENAHW_LLQ_DESCS_BEFORE_HDR * 16);
-        stw_le_p(r + 28, s->max_tx_sgl);
-        stw_le_p(r + 30, s->max_rx_sgl);
+        stw_le_p(r + 28, core->max_tx_sgl);
+        stw_le_p(r + 30, core->max_rx_sgl);
         return ENAHW_ST_OK;
 
     case ENAHW_F_HW_HINTS:
         /* zero means "keep the driver's default" for every hint */
-        ena_hints_fill(s, r);
+        ena_hints_fill(core, r);
         return ENAHW_ST_OK;
 
     case ENAHW_F_LLQ:
-        stl_le_p(r + 0, s->max_queues);
-        stl_le_p(r + 4, ena_llq_max_depth(s));
+        stl_le_p(r + 0, core->max_queues);
+        stl_le_p(r + 4, ena_llq_max_depth(core));
         stw_le_p(r + 8, ENAHW_LLQ_HDR_INLINE);
         stw_le_p(r + 10, ENAHW_LLQ_HDR_INLINE);
         stw_le_p(r + 12, ENAHW_LLQ_ENTRY_128 | ENAHW_LLQ_ENTRY_256);
-        stw_le_p(r + 14, s->llq_entry == 256 ? ENAHW_LLQ_ENTRY_256
-                                             : ENAHW_LLQ_ENTRY_128);
+        stw_le_p(r + 14, core->llq_entry == 256 ? ENAHW_LLQ_ENTRY_256
+                                                : ENAHW_LLQ_ENTRY_128);
         stw_le_p(r + 16, ENAHW_LLQ_DESCS_BEFORE_HDR);
         stw_le_p(r + 18, ENAHW_LLQ_DESCS_BEFORE_HDR);
         stw_le_p(r + 20, ENAHW_LLQ_STRIDE_MULTI);
         stw_le_p(r + 22, ENAHW_LLQ_STRIDE_MULTI);
-        r[25] = s->llq_large_rec ? ENAHW_LLQ_ENTRY_256 : ENAHW_LLQ_ENTRY_128;
-        stw_le_p(r + 28, s->llq_accel);
-        stw_le_p(r + 30, s->llq_accel & ENAHW_LLQ_ACCEL_TX_BURST ?
-                 s->llq_max_burst : 0);
+        r[25] = core->llq_large_rec ? ENAHW_LLQ_ENTRY_256 : ENAHW_LLQ_ENTRY_128;
+        stw_le_p(r + 28, core->llq_accel);
+        stw_le_p(r + 30, core->llq_accel & ENAHW_LLQ_ACCEL_TX_BURST ?
+                 core->llq_max_burst : 0);
         return ENAHW_ST_OK;
 
     case ENAHW_F_AENQ_CONFIG:
-        stl_le_p(r + 0, s->aenq_supported);
-        stl_le_p(r + 4, s->aenq_groups);
+        stl_le_p(r + 0, core->aenq_supported);
+        stl_le_p(r + 4, core->aenq_groups);
         return ENAHW_ST_OK;
 
     case ENAHW_F_OFFLOAD:
@@ -681,7 +676,7 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         return ENAHW_ST_OK;
 
     case ENAHW_F_INTR_MODER:
-        stw_le_p(r + 0, s->intr_delay_res);     /* delay resolution, us */
+        stw_le_p(r + 0, core->intr_delay_res);     /* delay resolution, us */
         return ENAHW_ST_OK;
 
     case ENAHW_F_LINK_CONFIG:
@@ -691,20 +686,20 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         return ENAHW_ST_OK;
 
     case ENAHW_F_MTU:
-        stl_le_p(r + 0, s->mtu);
+        stl_le_p(r + 0, core->mtu);
         return ENAHW_ST_OK;
 
     case ENAHW_F_RSS_FUNC:
         stl_le_p(r + 0, BIT(ENAHW_RSS_FUNC_TOEPLITZ) |
                  BIT(ENAHW_RSS_FUNC_CRC32));
-        stl_le_p(r + 4, BIT(s->rss_func));
-        stl_le_p(r + 8, s->rss_init);
+        stl_le_p(r + 4, BIT(core->rss_func));
+        stl_le_p(r + 8, core->rss_init);
         if (has_cb) {
             uint8_t kb[ENAHW_RSS_KEY_BUF_BYTES] = { 0 };
 
             stl_le_p(kb, ENAHW_RSS_KEY_BYTES / 4);
-            memcpy(kb + 8, s->rss_key, ENAHW_RSS_KEY_BYTES);
-            pci_dma_write(pd, cb_addr, kb, MIN(cb_len, sizeof(kb)));
+            memcpy(kb + 8, core->rss_key, ENAHW_RSS_KEY_BYTES);
+            ena_dma_write(core, cb_addr, kb, MIN(cb_len, sizeof(kb)));
         }
         return ENAHW_ST_OK;
 
@@ -716,25 +711,25 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
 
             for (i = 0; i < ENAHW_RSS_PROTOS; i++) {
                 stw_le_p(hb + 4 * i, ena_rss_supported_fields(i));
-                stw_le_p(hb + 4 * (ENAHW_RSS_PROTOS + i), s->rss_fields[i]);
+                stw_le_p(hb + 4 * (ENAHW_RSS_PROTOS + i), core->rss_fields[i]);
             }
-            pci_dma_write(pd, cb_addr, hb, MIN(cb_len, sizeof(hb)));
+            ena_dma_write(core, cb_addr, hb, MIN(cb_len, sizeof(hb)));
         }
         return ENAHW_ST_OK;
 
     case ENAHW_F_RSS_TABLE:
         stw_le_p(r + 0, 1);                     /* min log size */
         stw_le_p(r + 2, ENAHW_RSS_TABLE_LOG_MAX);
-        stw_le_p(r + 4, s->rss_table_log);
+        stw_le_p(r + 4, core->rss_table_log);
         stl_le_p(r + 8, 0xffffffff);
-        if (has_cb && s->rss_table_set) {
+        if (has_cb && core->rss_table_set) {
             uint8_t tb[ENAHW_RSS_TABLE_MAX * 4] = { 0 };
-            uint32_t n = 1u << s->rss_table_log;
+            uint32_t n = 1u << core->rss_table_log;
 
             for (i = 0; i < n; i++) {
-                stw_le_p(tb + 4 * i, s->rss_table[i]);
+                stw_le_p(tb + 4 * i, core->rss_table[i]);
             }
-            pci_dma_write(pd, cb_addr, tb, MIN(cb_len, n * 4));
+            ena_dma_write(core, cb_addr, tb, MIN(cb_len, n * 4));
         }
         return ENAHW_ST_OK;
 
@@ -743,35 +738,34 @@ static uint8_t ena_get_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     }
 }
 
-static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
+static uint8_t ena_set_feature(EnaCore *core, const uint8_t *sqe, uint8_t *cqe)
 {
     uint8_t id = sqe[ENAHW_FEAT_ID];
     const uint8_t *d = sqe + ENAHW_FEAT_SET_DATA;
-    PCIDevice *pd = PCI_DEVICE(s);
     uint64_t cb_addr = 0;
     uint32_t cb_len = 0, v, i;
     bool has_cb = ena_ctrl_buf(sqe, &cb_addr, &cb_len);
 
-    if (id != ENAHW_F_HOST_ATTR && !(ena_supported_features(s) & BIT(id))) {
+    if (id != ENAHW_F_HOST_ATTR && !(ena_supported_features(core) & BIT(id))) {
         return ENAHW_ST_UNSUPPORTED;
     }
 
     switch (id) {
     case ENAHW_F_HOST_ATTR:
-        s->host_info_addr = ena_addr48(ldl_le_p(d + 0), lduw_le_p(d + 4));
+        core->host_info_addr = ena_addr48(ldl_le_p(d + 0), lduw_le_p(d + 4));
         return ENAHW_ST_OK;
 
     case ENAHW_F_AENQ_CONFIG:
         v = ldl_le_p(d + 4);
-        if (v & ~s->aenq_supported) {
-            ena_guest_error(s, ENA_ERR_FEATURE,
+        if (v & ~core->aenq_supported) {
+            ena_guest_error(core, ENA_ERR_FEATURE,
                             "AENQ groups 0x%x not supported", v);
             return ENAHW_ST_ILLEGAL;
         }
-        s->aenq_groups = v;
+        core->aenq_groups = v;
         if (v & BIT(ENAHW_AEG_LINK_CHANGE)) {
             /* report the current link state as soon as the queue has room */
-            ena_post_link(s);
+            ena_post_link(core);
         }
         return ENAHW_ST_OK;
 
@@ -781,44 +775,44 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
             (v != ENAHW_LLQ_ENTRY_128 && v != ENAHW_LLQ_ENTRY_256) ||
             lduw_le_p(d + 18) != ENAHW_LLQ_DESCS_BEFORE_HDR ||
             lduw_le_p(d + 22) != ENAHW_LLQ_STRIDE_MULTI) {
-            ena_guest_error(s, ENA_ERR_FEATURE, "unsupported LLQ config");
+            ena_guest_error(core, ENA_ERR_FEATURE, "unsupported LLQ config");
             return ENAHW_ST_ILLEGAL;
         }
         /*
          * The in-tree driver asks for both accel modes whether offered or
          * not: a mode is on where both sides have it.
          */
-        s->llq_accel_on = lduw_le_p(d + 28) & s->llq_accel;
-        s->llq_entry = v == ENAHW_LLQ_ENTRY_256 ? 256 : 128;
-        s->llq_configured = true;
+        core->llq_accel_on = lduw_le_p(d + 28) & core->llq_accel;
+        core->llq_entry = v == ENAHW_LLQ_ENTRY_256 ? 256 : 128;
+        core->llq_configured = true;
         return ENAHW_ST_OK;
 
     case ENAHW_F_MTU:
         v = ldl_le_p(d);
-        if (v < 68 || v > s->dev_max_mtu) {
-            ena_guest_error(s, ENA_ERR_FEATURE, "bad MTU %u", v);
+        if (v < 68 || v > core->dev_max_mtu) {
+            ena_guest_error(core, ENA_ERR_FEATURE, "bad MTU %u", v);
             return ENAHW_ST_ILLEGAL;
         }
-        s->mtu = v;
+        core->mtu = v;
         return ENAHW_ST_OK;
 
     case ENAHW_F_RSS_FUNC:
         v = ldl_le_p(d + 4) & 0xff;
         if (v != BIT(ENAHW_RSS_FUNC_TOEPLITZ) &&
             v != BIT(ENAHW_RSS_FUNC_CRC32)) {
-            ena_guest_error(s, ENA_ERR_FEATURE, "bad RSS function 0x%x", v);
+            ena_guest_error(core, ENA_ERR_FEATURE, "bad RSS function 0x%x", v);
             return ENAHW_ST_ILLEGAL;
         }
-        s->rss_func = ctz32(v);
-        s->rss_init = ldl_le_p(d + 8);
+        core->rss_func = ctz32(v);
+        core->rss_init = ldl_le_p(d + 8);
         if (has_cb) {
             uint8_t kb[ENAHW_RSS_KEY_BUF_BYTES];
 
             if (cb_len < sizeof(kb) ||
-                pci_dma_read(pd, cb_addr, kb, sizeof(kb)) != MEMTX_OK) {
+                ena_dma_read(core, cb_addr, kb, sizeof(kb)) != MEMTX_OK) {
                 return ENAHW_ST_MALFORMED;
             }
-            memcpy(s->rss_key, kb + 8, ENAHW_RSS_KEY_BYTES);
+            memcpy(core->rss_key, kb + 8, ENAHW_RSS_KEY_BYTES);
         }
         return ENAHW_ST_OK;
 
@@ -827,7 +821,7 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
             uint8_t hb[ENAHW_RSS_INPUT_BUF_BYTES];
 
             if (cb_len < 8 * ENAHW_RSS_PROTOS ||
-                pci_dma_read(pd, cb_addr, hb,
+                ena_dma_read(core, cb_addr, hb,
                              8 * ENAHW_RSS_PROTOS) != MEMTX_OK) {
                 return ENAHW_ST_MALFORMED;
             }
@@ -839,7 +833,8 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
                 }
             }
             for (i = 0; i < ENAHW_RSS_PROTOS; i++) {
-                s->rss_fields[i] = lduw_le_p(hb + 4 * (ENAHW_RSS_PROTOS + i));
+                core->rss_fields[i] =
+                    lduw_le_p(hb + 4 * (ENAHW_RSS_PROTOS + i));
             }
         }
         return ENAHW_ST_OK;
@@ -852,25 +847,25 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
             if (inline_idx >= ENAHW_RSS_TABLE_MAX) {
                 return ENAHW_ST_ILLEGAL;
             }
-            s->rss_table[inline_idx] = lduw_le_p(d + 12);
+            core->rss_table[inline_idx] = lduw_le_p(d + 12);
             return ENAHW_ST_OK;
         }
         if (log < 1 || log > ENAHW_RSS_TABLE_LOG_MAX || !has_cb ||
             cb_len < (4u << log)) {
-            ena_guest_error(s, ENA_ERR_FEATURE,
+            ena_guest_error(core, ENA_ERR_FEATURE,
                             "bad RSS table (log %u len %u)", log, cb_len);
             return ENAHW_ST_ILLEGAL;
         } else {
             uint8_t tb[ENAHW_RSS_TABLE_MAX * 4];
 
-            if (pci_dma_read(pd, cb_addr, tb, 4u << log) != MEMTX_OK) {
+            if (ena_dma_read(core, cb_addr, tb, 4u << log) != MEMTX_OK) {
                 return ENAHW_ST_MALFORMED;
             }
             for (i = 0; i < (1u << log); i++) {
-                s->rss_table[i] = lduw_le_p(tb + 4 * i);
+                core->rss_table[i] = lduw_le_p(tb + 4 * i);
             }
-            s->rss_table_log = log;
-            s->rss_table_set = true;
+            core->rss_table_log = log;
+            core->rss_table_set = true;
         }
         return ENAHW_ST_OK;
     }
@@ -889,20 +884,20 @@ static uint8_t ena_set_feature(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
  * increasing id order.  A command without a control buffer (address and
  * length 0) only asks which metrics are there: the in-tree driver's probe.
  */
-static uint8_t ena_get_customer_metrics(EnaState *s, const uint8_t *sqe,
+static uint8_t ena_get_customer_metrics(EnaCore *core, const uint8_t *sqe,
                                         uint8_t *r)
 {
     uint64_t req = ldq_le_p(sqe + ENAHW_GSTATS_REQUESTED);
     uint32_t len = ldl_le_p(sqe + ENAHW_SQE_CTRL_LEN);
     uint64_t addr = ena_addr48(ldl_le_p(sqe + ENAHW_SQE_CTRL_ADDR_LO),
                                lduw_le_p(sqe + ENAHW_SQE_CTRL_ADDR_HI));
-    uint64_t rep = req & (s->cm_mask & ENAHW_CM_ALL);
+    uint64_t rep = req & (core->cm_mask & ENAHW_CM_ALL);
     uint8_t vals[ENAHW_CM_COUNT * 8];
     uint32_t n = 0, i;
 
     for (i = 0; i < ENAHW_CM_COUNT; i++) {
         if (rep & BIT_ULL(i)) {
-            stq_le_p(vals + 8 * n++, s->eni_val[i]);
+            stq_le_p(vals + 8 * n++, core->eni_val[i]);
         }
     }
     trace_ena_get_stats(ENAHW_GST_CUSTOMER, req, rep, len);
@@ -911,13 +906,13 @@ static uint8_t ena_get_customer_metrics(EnaState *s, const uint8_t *sqe,
         return ENAHW_ST_OK;
     }
     if (!addr || len < n * 8) {
-        ena_guest_error(s, ENA_ERR_FEATURE,
+        ena_guest_error(core, ENA_ERR_FEATURE,
                         "GET_STATS customer metrics: buffer 0x%" PRIx64
                         " len %u for %u metrics", addr, len, n);
         return ENAHW_ST_MALFORMED;
     }
-    if (n && pci_dma_write(PCI_DEVICE(s), addr, vals, n * 8) != MEMTX_OK) {
-        ena_guest_error(s, ENA_ERR_FEATURE,
+    if (n && ena_dma_write(core, addr, vals, n * 8) != MEMTX_OK) {
+        ena_guest_error(core, ENA_ERR_FEATURE,
                         "GET_STATS customer metrics: DMA to 0x%" PRIx64
                         " failed", addr);
         return ENAHW_ST_ILLEGAL;
@@ -926,7 +921,7 @@ static uint8_t ena_get_customer_metrics(EnaState *s, const uint8_t *sqe,
     return ENAHW_ST_OK;
 }
 
-static uint8_t ena_get_stats(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
+static uint8_t ena_get_stats(EnaCore *core, const uint8_t *sqe, uint8_t *cqe)
 {
     uint8_t *r = cqe + ENAHW_CQE_BODY;
     uint8_t type = sqe[ENAHW_GSTATS_TYPE];
@@ -935,38 +930,38 @@ static uint8_t ena_get_stats(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     switch (type) {
     case ENAHW_GST_BASIC:
         trace_ena_get_stats(type, 0, 0, 0);
-        stq_le_p(r + 0, s->st.tx_bytes);
-        stq_le_p(r + 8, s->st.tx_packets);
-        stq_le_p(r + 16, s->st.rx_bytes);
-        stq_le_p(r + 24, s->st.rx_packets);
-        stq_le_p(r + 32, s->st.rx_dropped);
+        stq_le_p(r + 0, core->st.tx_bytes);
+        stq_le_p(r + 8, core->st.tx_packets);
+        stq_le_p(r + 16, core->st.rx_bytes);
+        stq_le_p(r + 24, core->st.rx_packets);
+        stq_le_p(r + 32, core->st.rx_dropped);
         stq_le_p(r + 40, 0);
         return ENAHW_ST_OK;
     case ENAHW_GST_ENI:
-        if (!s->cap_eni_stats) {
+        if (!core->cap_eni_stats) {
             break;
         }
         trace_ena_get_stats(type, 0, 0, 0);
         for (i = 0; i < ENAHW_ENI_STATS; i++) {
-            stq_le_p(r + 8 * i, s->eni_val[i]);
+            stq_le_p(r + 8 * i, core->eni_val[i]);
         }
         return ENAHW_ST_OK;
     case ENAHW_GST_SRD:
-        if (!s->cap_ena_srd) {
+        if (!core->cap_ena_srd) {
             break;
         }
         trace_ena_get_stats(type, 0, 0, 0);
         for (i = 0; i < ENAHW_SRD_WORDS; i++) {
-            stq_le_p(r + 8 * i, s->srd_val[i]);
+            stq_le_p(r + 8 * i, core->srd_val[i]);
         }
         return ENAHW_ST_OK;
     case ENAHW_GST_CUSTOMER:
-        if (!s->cap_customer_metrics) {
+        if (!core->cap_customer_metrics) {
             break;
         }
-        return ena_get_customer_metrics(s, sqe, r);
+        return ena_get_customer_metrics(core, sqe, r);
     default:
-        ena_guest_error(s, ENA_ERR_FEATURE, "GET_STATS bad type %u", type);
+        ena_guest_error(core, ENA_ERR_FEATURE, "GET_STATS bad type %u", type);
         return ENAHW_ST_ILLEGAL;
     }
     /* extended, or a kind of statistics not advertised */
@@ -977,7 +972,7 @@ static uint8_t ena_get_stats(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
 /* admin queue                                                         */
 
 /* A command is done: it takes effect and (unless dropped) completes. */
-static void ena_admin_run(EnaState *s, const uint8_t *sqe, bool drop)
+static void ena_admin_run(EnaCore *core, const uint8_t *sqe, bool drop)
 {
     uint8_t cqe[ENAHW_ADMIN_ENTRY_SIZE] = { 0 };
     uint8_t op = sqe[ENAHW_SQE_OPCODE];
@@ -986,36 +981,33 @@ static void ena_admin_run(EnaState *s, const uint8_t *sqe, bool drop)
     uint8_t status;
 
     trace_ena_admin_run(cmd_id, op);
-    if (((s->fault_status_opcode >= 0 && s->fault_status_opcode == op) ||
-         (is_feat && s->fault_status_feature >= 0 &&
-          s->fault_status_feature == sqe[ENAHW_FEAT_ID])) &&
-        ena_fault_status_hit(s)) {
-        status = s->fault_status_code;
+    if (ena_fault_status_take(core, op, is_feat, sqe[ENAHW_FEAT_ID])) {
+        status = core->fault_status_code;
     } else {
         switch (op) {
         case ENAHW_OP_CREATE_SQ:
-            status = ena_create_sq(s, sqe, cqe);
+            status = ena_create_sq(core, sqe, cqe);
             break;
         case ENAHW_OP_DESTROY_SQ:
-            status = ena_destroy_sq(s, sqe);
+            status = ena_destroy_sq(core, sqe);
             break;
         case ENAHW_OP_CREATE_CQ:
-            status = ena_create_cq(s, sqe, cqe);
+            status = ena_create_cq(core, sqe, cqe);
             break;
         case ENAHW_OP_DESTROY_CQ:
-            status = ena_destroy_cq(s, sqe);
+            status = ena_destroy_cq(core, sqe);
             break;
         case ENAHW_OP_GET_FEAT:
-            status = ena_get_feature(s, sqe, cqe);
+            status = ena_get_feature(core, sqe, cqe);
             break;
         case ENAHW_OP_SET_FEAT:
-            status = ena_set_feature(s, sqe, cqe);
+            status = ena_set_feature(core, sqe, cqe);
             break;
         case ENAHW_OP_GET_STATS:
-            status = ena_get_stats(s, sqe, cqe);
+            status = ena_get_stats(core, sqe, cqe);
             break;
         default:
-            ena_guest_error(s, ENA_ERR_ADMIN, "bad admin opcode %u", op);
+            ena_guest_error(core, ENA_ERR_ADMIN, "bad admin opcode %u", op);
             status = ENAHW_ST_BAD_OPCODE;
             break;
         }
@@ -1026,30 +1018,30 @@ static void ena_admin_run(EnaState *s, const uint8_t *sqe, bool drop)
     stw_le_p(cqe + ENAHW_CQE_CMD_ID, cmd_id);
     cqe[ENAHW_CQE_STATUS] = status;
     if (!drop) {
-        ena_acq_post(s, cqe);
+        ena_acq_post(core, cqe);
     }
 }
 
 /* A command fetched: counted now, executed when the device is done. */
-static void ena_admin_fetched(EnaState *s, const uint8_t *sqe)
+static void ena_admin_fetched(EnaCore *core, const uint8_t *sqe)
 {
     uint8_t op = sqe[ENAHW_SQE_OPCODE];
     uint16_t cmd_id = lduw_le_p(sqe + ENAHW_SQE_CMD_ID) & ENAHW_CMD_ID_MASK;
     bool is_feat = op == ENAHW_OP_GET_FEAT || op == ENAHW_OP_SET_FEAT;
 
-    s->st.admin_cmds++;
+    core->st.admin_cmds++;
     if (op < ENA_OPCODES) {
-        s->st.admin_by_op[op]++;
+        core->st.admin_by_op[op]++;
     }
     trace_ena_admin_cmd(cmd_id, op, is_feat ? sqe[ENAHW_FEAT_ID] : 0);
     /*
      * The first IO queue ends the driver's probe: its reaction samples
      * are the ones taken before this command's doorbell.
      */
-    if (op == ENAHW_OP_CREATE_CQ && s->react_probe == UINT32_MAX) {
-        s->react_probe = s->react_db_first;
+    if (op == ENAHW_OP_CREATE_CQ && core->react_probe == UINT32_MAX) {
+        core->react_probe = core->react_db_first;
     }
-    ena_admin_submit(s, sqe);
+    ena_admin_submit(core, sqe);
 }
 
 /*
@@ -1057,16 +1049,16 @@ static void ena_admin_fetched(EnaState *s, const uint8_t *sqe)
  * now from guest memory, as "key=value" lines (property "host-info"): what
  * the device would learn about the instance's OS and driver.
  */
-char *ena_host_info_str(EnaState *s)
+char *ena_host_info_str(EnaCore *core)
 {
     uint8_t p[ENAHW_HOST_INFO_SIZE];
     char dist[129], kver[33];
     uint16_t bdf;
 
-    if (!s->host_info_addr) {
+    if (!core->host_info_addr) {
         return g_strdup("");
     }
-    if (pci_dma_read(PCI_DEVICE(s), s->host_info_addr, p, sizeof(p)) !=
+    if (ena_dma_read(core, core->host_info_addr, p, sizeof(p)) !=
         MEMTX_OK) {
         return g_strdup("unreadable\n");
     }
@@ -1086,55 +1078,56 @@ char *ena_host_info_str(EnaState *s)
                            bdf & 7, lduw_le_p(p + 188), ldl_le_p(p + 192));
 }
 
-void ena_aq_doorbell(EnaState *s, uint32_t val)
+void ena_aq_doorbell(EnaCore *core, uint32_t val)
 {
     uint8_t sqe[ENAHW_ADMIN_ENTRY_SIZE];
-    uint32_t depth, pending, i;
+    uint32_t depth, pending;
     int64_t now = ena_now();
 
-    s->aq_db = val;
-    s->st.admin_doorbells++;
-    s->react_db_first = s->react_count;
+    core->aq_db = val;
+    core->st.admin_doorbells++;
+    core->react_db_first = core->react_count;
     /*
      * The driver's reaction: from the newest completion to this doorbell.
      * The older ones of a batch waited for the batch, not for the driver;
      * with one command in flight there is only one.
      */
-    if (s->react_due) {
-        ena_react_sample(s, now - s->react_last_done);
+    if (core->react_due) {
+        ena_react_sample(core, now - core->react_last_done);
     }
-    s->react_due = false;
+    core->react_due = false;
 
-    if (!ena_ready(s)) {
-        ena_guest_error(s, ENA_ERR_ADMIN, "AQ doorbell while not ready");
+    if (!ena_ready(core)) {
+        ena_guest_error(core, ENA_ERR_ADMIN, "AQ doorbell while not ready");
         return;
     }
-    if (!ena_admin_queues_ok(s)) {
-        ena_guest_error(s, ENA_ERR_ADMIN, "AQ doorbell, admin queue unset");
+    if (!ena_admin_queues_ok(core)) {
+        ena_guest_error(core, ENA_ERR_ADMIN, "AQ doorbell, admin queue unset");
         return;
     }
-    depth = ena_aq_depth(s);
-    pending = (uint16_t)(val - (uint16_t)s->aq_head);
+    depth = ena_aq_depth(core);
+    pending = (uint16_t)(val - (uint16_t)core->aq_head);
     if (pending > depth) {
-        ena_guest_error(s, ENA_ERR_ADMIN, "AQ doorbell %u beyond depth",
+        ena_guest_error(core, ENA_ERR_ADMIN, "AQ doorbell %u beyond depth",
                         val);
         return;
     }
     while (pending--) {
-        uint64_t addr = s->aq_base + (uint64_t)(s->aq_head & (depth - 1)) *
+        uint64_t addr = core->aq_base +
+                        (uint64_t)(core->aq_head & (depth - 1)) *
                         ENAHW_ADMIN_ENTRY_SIZE;
 
-        if (pci_dma_read(PCI_DEVICE(s), addr, sqe, sizeof(sqe)) != MEMTX_OK) {
-            ena_guest_error(s, ENA_ERR_ADMIN, "AQ entry DMA failed");
+        if (ena_dma_read(core, addr, sqe, sizeof(sqe)) != MEMTX_OK) {
+            ena_guest_error(core, ENA_ERR_ADMIN, "AQ entry DMA failed");
             break;
         }
         if ((sqe[ENAHW_SQE_FLAGS] & ENAHW_SQE_F_PHASE) !=
-            ena_phase(s->aq_head, depth)) {
-            ena_guest_error(s, ENA_ERR_ADMIN,
-                            "AQ entry %u has a stale phase", s->aq_head);
+            ena_phase(core->aq_head, depth)) {
+            ena_guest_error(core, ENA_ERR_ADMIN,
+                            "AQ entry %u has a stale phase", core->aq_head);
         }
-        s->aq_head++;
-        ena_admin_fetched(s, sqe);
+        core->aq_head++;
+        ena_admin_fetched(core, sqe);
     }
-    ena_admin_flush(s);
+    ena_admin_flush(core);
 }

@@ -1,12 +1,13 @@
 /*
  * Amazon Elastic Network Adapter (ENA) device model: protocol errors,
- * fault injection, device fuzzing and benchmark sampling
+ * device fuzzing and fault injection
  *
- * The fault-* knobs themselves act where the datapath and the admin
- * queue meet them (ena_admin.c, ena_io.c); this file holds the helpers
- * they share: the protocol-error accounting, the fuzzing generator, the
- * fault-status-* accounting and the admin reaction-time samples behind
- * the stat-react-* properties.
+ * The protocol-error accounting (ena_guest_error(), expect-guest-errors),
+ * the device-fuzzing generator (fuzz-seed: one corruption armed at a
+ * time), and the fault injection points: ena_fault_points[] lists each
+ * with the fault-* property that arms it, and the datapath and the admin
+ * queue call ena_fault_take() where they reach it (ena_io.c, ena_admin.c);
+ * fault-status-* fails admin commands (ena_fault_status_take()).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -32,9 +33,9 @@ static const char *const ena_err_name[ENA_ERR_KINDS] = {
     [ENA_ERR_RX] = "rx",
 };
 
-static const char *ena_id(EnaState *s)
+static const char *ena_id(EnaCore *core)
 {
-    const char *id = DEVICE(s)->id;
+    const char *id = ena_owner_id(core);
 
     return id ? id : "ena";
 }
@@ -49,10 +50,11 @@ static const char *ena_id(EnaState *s)
  * first ENA_ERR_LOG_LINES of each kind and class are logged, the rest
  * only counted (the exit line gives the totals).
  */
-void ena_guest_error(EnaState *s, EnaErrKind kind, const char *fmt, ...)
+void ena_guest_error(EnaCore *core, EnaErrKind kind, const char *fmt, ...)
 {
-    bool expected = s->err_expect & BIT(kind);
-    uint64_t n = expected ? ++s->err_expected[kind] : ++s->err_count[kind];
+    bool expected = core->err_expect & BIT(kind);
+    uint64_t n = expected ? ++core->err_expected[kind] :
+                            ++core->err_count[kind];
     g_autofree char *msg = NULL;
     va_list ap;
 
@@ -64,15 +66,15 @@ void ena_guest_error(EnaState *s, EnaErrKind kind, const char *fmt, ...)
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     qemu_log_mask(LOG_GUEST_ERROR, "%s: %sprotocol error [%s]: %s%s\n",
-                  ena_id(s), expected ? "expected " : "", ena_err_name[kind],
+                  ena_id(core), expected ? "expected " : "", ena_err_name[kind],
                   msg, n == ENA_ERR_LOG_LINES ? " (further ones counted only)"
                   : "");
 }
 
 /* "kind:n kind:n" of the kinds with a non-zero count, "" for none */
-char *ena_guest_errors_str(EnaState *s, bool expected)
+char *ena_guest_errors_str(EnaCore *core, bool expected)
 {
-    const uint64_t *c = expected ? s->err_expected : s->err_count;
+    const uint64_t *c = expected ? core->err_expected : core->err_count;
     GString *out = g_string_new("");
     int k;
 
@@ -116,13 +118,13 @@ bool ena_guest_errors_parse(const char *str, uint32_t *mask, Error **errp)
     return true;
 }
 
-char *ena_guest_errors_expect_str(EnaState *s)
+char *ena_guest_errors_expect_str(EnaCore *core)
 {
     GString *out = g_string_new("");
     int k;
 
     for (k = 0; k < ENA_ERR_KINDS; k++) {
-        if (s->err_expect & BIT(k)) {
+        if (core->err_expect & BIT(k)) {
             g_string_append_printf(out, "%s%s", out->len ? "," : "",
                                    ena_err_name[k]);
         }
@@ -133,13 +135,14 @@ char *ena_guest_errors_expect_str(EnaState *s)
 /* the totals, for the log's reader and the guest runner */
 void ena_guest_errors_at_exit(Notifier *n, void *data)
 {
-    EnaState *s = container_of(n, EnaState, exit_notifier);
-    g_autofree char *bad = ena_guest_errors_str(s, false);
-    g_autofree char *exp = ena_guest_errors_str(s, true);
+    EnaCore *core = container_of(n, EnaCore, exit_notifier);
+    g_autofree char *bad = ena_guest_errors_str(core, false);
+    g_autofree char *exp = ena_guest_errors_str(core, true);
 
     if (*bad || *exp) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: protocol errors at exit: "
-                      "unexpected [%s] expected [%s]\n", ena_id(s), bad, exp);
+                      "unexpected [%s] expected [%s]\n", ena_id(core), bad,
+                      exp);
     }
 }
 
@@ -164,160 +167,145 @@ static const uint8_t ena_fuzz_weight[ENA_FUZZ_KINDS] = {
     [ENA_FUZZ_ADMIN_SIZE] = 1,  /* fails the recovery's own bring-up */
 };
 
-uint64_t ena_fuzz_next(EnaState *s)
+uint64_t ena_fuzz_next(EnaCore *core)
 {
-    uint64_t x = s->fuzz_rng;
+    uint64_t x = core->fuzz_rng;
 
     x ^= x >> 12;
     x ^= x << 25;
     x ^= x >> 27;
-    s->fuzz_rng = x;
+    core->fuzz_rng = x;
     return x * 0x2545f4914f6cdd1dULL;
 }
 
 /* draw the next corruption (at fuzz-seed and at every device reset) */
-void ena_fuzz_arm(EnaState *s)
+void ena_fuzz_arm(EnaCore *core)
 {
     uint32_t total = 0, pick;
     int k;
 
-    s->fuzz_kind = -1;
+    core->fuzz_kind = -1;
     for (k = 0; k < ENA_FUZZ_KINDS; k++) {
-        total += (s->fuzz_kinds & BIT(k)) ? ena_fuzz_weight[k] : 0;
+        total += (core->fuzz_kinds & BIT(k)) ? ena_fuzz_weight[k] : 0;
     }
-    if (!s->fuzz_seed || !total) {
+    if (!core->fuzz_seed || !total) {
         return;
     }
-    pick = ena_fuzz_next(s) % total;
-    for (k = 0; !(s->fuzz_kinds & BIT(k)) || pick >= ena_fuzz_weight[k];
+    pick = ena_fuzz_next(core) % total;
+    for (k = 0; !(core->fuzz_kinds & BIT(k)) || pick >= ena_fuzz_weight[k];
          k++) {
-        pick -= (s->fuzz_kinds & BIT(k)) ? ena_fuzz_weight[k] : 0;
+        pick -= (core->fuzz_kinds & BIT(k)) ? ena_fuzz_weight[k] : 0;
     }
-    s->fuzz_kind = k;
+    core->fuzz_kind = k;
     /*
      * The bring-up after a reset has about 16 admin commands, one of them
      * the MAX_QUEUES_EXT query.
      */
-    s->fuzz_wait = k == ENA_FUZZ_ADMIN_SIZE ? 0 :
-                   ena_fuzz_next(s) %
-                   ((k == ENA_FUZZ_ADMIN_ID ? MIN(s->fuzz_gap_max, 8) :
-                     s->fuzz_gap_max) + 1);
+    core->fuzz_wait = k == ENA_FUZZ_ADMIN_SIZE ? 0 :
+                      ena_fuzz_next(core) %
+                      ((k == ENA_FUZZ_ADMIN_ID ? MIN(core->fuzz_gap_max, 8) :
+                        core->fuzz_gap_max) + 1);
 }
 
 /* Return: true when this event of @kind is the one to corrupt */
-bool ena_fuzz_hit(EnaState *s, int kind)
+bool ena_fuzz_hit(EnaCore *core, int kind)
 {
-    if (s->fuzz_kind != kind) {
+    if (core->fuzz_kind != kind) {
         return false;
     }
-    if (s->fuzz_wait) {
-        s->fuzz_wait--;
+    if (core->fuzz_wait) {
+        core->fuzz_wait--;
         return false;
     }
-    s->fuzz_kind = -1;
-    s->fuzz_count[kind]++;
-    trace_ena_fuzz(kind, s->fuzz_count[kind]);
+    core->fuzz_kind = -1;
+    core->fuzz_count[kind]++;
+    trace_ena_fuzz(kind, core->fuzz_count[kind]);
     return true;
 }
 
 /* a request id the driver never posted on a ring of @depth entries */
-uint16_t ena_fuzz_bad_id(EnaState *s, uint32_t depth)
+uint16_t ena_fuzz_bad_id(EnaCore *core, uint32_t depth)
 {
-    return depth + ena_fuzz_next(s) % (0x10000 - depth);
+    return depth + ena_fuzz_next(core) % (0x10000 - depth);
 }
 
 /* ------------------------------------------------------------------ */
-/* admin fault injection                                               */
+/* fault injection                                                     */
+
+const EnaFaultPoint ena_fault_points[ENA_FAULT_POINTS] = {
+    [ENA_FAULT_DROP_NEXT] = { "fault-drop-next", 0,
+        "an admin command takes effect, its completion is not posted" },
+    [ENA_FAULT_DELAY_NEXT] = { "fault-delay-next-ms", UINT32_MAX,
+        "the next admin command completes this many ms later" },
+    [ENA_FAULT_MALFORMED] = { "fault-malformed", 2,
+        "the next admin completion has 1: an unknown id, 2: a stale phase" },
+    [ENA_FAULT_ADMIN_IRQ_LOST] = { "fault-admin-irq-lost", 0,
+        "an admin completion is posted without its MSI-X message" },
+    [ENA_FAULT_CQ_DEPTH] = { "fault-cq-depth", 0,
+        "CREATE_CQ answers half the depth the CQ has" },
+    [ENA_FAULT_CQ_NO_UNMASK] = { "fault-cq-no-unmask", 0,
+        "CREATE_CQ answers no unmask register offset" },
+    [ENA_FAULT_BAD_DB] = { "fault-bad-db", 0,
+        "CREATE_SQ answers a doorbell offset past the end of BAR0" },
+    [ENA_FAULT_TX_SWALLOW] = { "fault-tx-swallow", 0,
+        "a TX packet goes out, its completion never comes" },
+    [ENA_FAULT_TX_BAD_REQID] = { "fault-tx-bad-reqid", 0,
+        "a TX completion carries a req_id beyond the ring" },
+    [ENA_FAULT_RX_BAD_REQID] = { "fault-rx-bad-reqid", 0,
+        "an RX completion carries a req_id beyond the ring" },
+    [ENA_FAULT_RX_BAD_LEN] = { "fault-rx-bad-len", 0,
+        "an RX completion carries the length 0xffff" },
+    [ENA_FAULT_RX_RUNT] = { "fault-rx-runt", 0,
+        "a frame over 8 bytes gets 8 of them in its first buffer" },
+    [ENA_FAULT_IO_IRQ_DROP] = { "fault-io-irq-drop", 0,
+        "an IO interrupt is lost, its vector stays masked" },
+};
+
+/* Return: whether @f is armed, without taking it */
+bool ena_fault_armed(EnaCore *core, EnaFault f)
+{
+    return core->fault[f] != 0;
+}
 
 /*
- * A command matched fault-status-opcode/-feature: fail it unless
- * fault-status-after commands are still to pass; fault-status-times
- * (when set) disarms the fault after that many failures.
+ * The device reaches fault point @f.  Return: 0 when it is not armed,
+ * else the armed value (a count, or a one-shot's value), counted down or
+ * cleared.
  */
-bool ena_fault_status_hit(EnaState *s)
+uint32_t ena_fault_take(EnaCore *core, EnaFault f)
 {
-    if (s->fault_status_after) {
-        s->fault_status_after--;
-        return false;
-    }
-    if (s->fault_status_times && !--s->fault_status_times) {
-        s->fault_status_opcode = -1;
-        s->fault_status_feature = -1;
-    }
-    return true;
-}
+    const EnaFaultPoint *p = &ena_fault_points[f];
+    uint32_t val = core->fault[f];
 
-/* ------------------------------------------------------------------ */
-/* benchmark sampling: admin reaction times                            */
-
-void ena_react_sample(EnaState *s, int64_t ns)
-{
-    s->react[s->react_count % ENA_REACT_SAMPLES] = ns;
-    s->react_count++;
-}
-
-static int ena_cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-/*
- * The probe's samples in the order they were taken, in ns, separated by
- * commas: the same doorbell of two loads sits at the same position, so a
- * benchmark can compare one gap of the probe between two admin latencies
- * without the spread between the gaps.
- */
-char *ena_react_probe_samples(EnaState *s)
-{
-    uint32_t n = MIN(MIN(s->react_count, ENA_REACT_SAMPLES), s->react_probe);
-    GString *str = g_string_new(NULL);
-    uint32_t i;
-
-    for (i = 0; i < n; i++) {
-        g_string_append_printf(str, "%s%" PRId64, i ? "," : "", s->react[i]);
-    }
-    return g_string_free(str, false);
-}
-
-uint64_t ena_react_stat(EnaState *s, const char *which)
-{
-    uint32_t n = MIN(s->react_count, ENA_REACT_SAMPLES);
-    const char *kind = which + strlen("stat-react-");
-    g_autofree int64_t *v = NULL;
-
-    if (g_str_has_prefix(kind, "probe-")) {
-        /* only the samples taken before the first CREATE_CQ: probe's */
-        n = MIN(n, s->react_probe);
-        kind += strlen("probe-");
-        if (!strcmp(kind, "count")) {
-            return n;
-        }
-    }
-    if (!strcmp(kind, "count")) {
-        return s->react_count;
-    }
-    if (!n) {
+    if (!val || (p->once_max && val > p->once_max)) {
         return 0;
     }
-    if (!strcmp(kind, "total-ns")) {
-        /* the time the device sat waiting for the driver's next command */
-        int64_t sum = 0;
-        uint32_t i;
+    core->fault[f] = p->once_max ? 0 : val - 1;
+    return val;
+}
 
-        for (i = 0; i < n; i++) {
-            sum += s->react[i];
-        }
-        return sum;
+/*
+ * Admin command @op (a GET/SET_FEATURE of feature @feat when @is_feat)
+ * reaches the device.  Return: whether it fails with fault-status-code:
+ * it matches fault-status-opcode or -feature, and fault-status-after
+ * commands have passed; fault-status-times (when set) disarms the fault
+ * after that many failures.
+ */
+bool ena_fault_status_take(EnaCore *core, uint8_t op, bool is_feat,
+                           uint8_t feat)
+{
+    if (!(core->fault_status_opcode >= 0 && core->fault_status_opcode == op) &&
+        !(is_feat && core->fault_status_feature >= 0 &&
+          core->fault_status_feature == feat)) {
+        return false;
     }
-    v = g_memdup2(s->react, n * sizeof(int64_t));
-    qsort(v, n, sizeof(int64_t), ena_cmp_i64);
-    if (!strcmp(kind, "median-ns")) {
-        return v[n / 2];
+    if (core->fault_status_after) {
+        core->fault_status_after--;
+        return false;
     }
-    if (!strcmp(kind, "p90-ns")) {
-        return v[MIN(n - 1, (n * 9) / 10)];
+    if (core->fault_status_times && !--core->fault_status_times) {
+        core->fault_status_opcode = -1;
+        core->fault_status_feature = -1;
     }
-    return v[n - 1];
+    return true;
 }

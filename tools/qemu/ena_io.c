@@ -1,9 +1,11 @@
 /*
- * Amazon Elastic Network Adapter (ENA) device model: the IO side
+ * Amazon Elastic Network Adapter (ENA) device model: the core's IO side
  *
  * IO submission and completion queues (CREATE/DESTROY_SQ/CQ), their
  * doorbells, TX from host memory and from LLQ device memory (BAR2), RSS
- * and the network receive path, IO interrupts and their unmask.
+ * and the network receive path, IO interrupts and their unmask.  Frames
+ * leave through ena_nc() and arrive through ena_receive(), called by the
+ * NIC in ena.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -26,10 +28,10 @@
 /* IO interrupts                                                       */
 
 /* what a completion of @cq waits for: an RX queue's, or a TX queue's */
-static uint8_t ena_cq_kind(EnaState *s, EnaCq *cq)
+static uint8_t ena_cq_kind(EnaCore *core, EnaCq *cq)
 {
-    bool rx = cq->sq >= 0 && (uint32_t)cq->sq < ena_nsq(s) &&
-              s->sqs[cq->sq].dir == ENAHW_DIR_RX;
+    bool rx = cq->sq >= 0 && (uint32_t)cq->sq < ena_nsq(core) &&
+              core->sqs[cq->sq].dir == ENAHW_DIR_RX;
 
     return rx ? ENA_PEND_RX : ENA_PEND_TX;
 }
@@ -42,18 +44,18 @@ static uint8_t ena_cq_kind(EnaState *s, EnaCq *cq)
  * driver wrote: the register sets the vector's delays, whichever of the
  * pair's CQs it belongs to (in-tree drivers have written either).
  */
-static int64_t ena_io_moder_ns(EnaState *s, uint16_t v, uint8_t kind)
+static int64_t ena_io_moder_ns(EnaCore *core, uint16_t v, uint8_t kind)
 {
     uint32_t d = UINT32_MAX;
 
     if (kind & ENA_PEND_RX) {
-        d = s->vec_rx_delay[v];
+        d = core->vec_rx_delay[v];
     }
     if (kind & ENA_PEND_TX) {
-        d = MIN(d, s->vec_tx_delay[v]);
+        d = MIN(d, core->vec_tx_delay[v]);
     }
     return d == UINT32_MAX ? 0 :
-           (int64_t)d * s->intr_delay_res * SCALE_US;
+           (int64_t)d * core->intr_delay_res * SCALE_US;
 }
 
 /*
@@ -65,15 +67,14 @@ static int64_t ena_io_moder_ns(EnaState *s, uint16_t v, uint8_t kind)
  * already took in its last poll, and the driver's first unmask of a queue
  * it starts would announce a lost one again; neither loss is a fault.
  */
-static void ena_io_vec_raise(EnaState *s, uint16_t v, uint8_t kind,
+static void ena_io_vec_raise(EnaCore *core, uint16_t v, uint8_t kind,
                              bool fresh)
 {
-    PCIDevice *pd = PCI_DEVICE(s);
     int64_t due;
 
-    s->vec_pending_kind[v] |= kind;
-    if (s->vec_masked[v]) {
-        s->vec_pending[v] = true;
+    core->vec_pending_kind[v] |= kind;
+    if (core->vec_masked[v]) {
+        core->vec_pending[v] = true;
         return;
     }
     /*
@@ -83,152 +84,155 @@ static void ena_io_vec_raise(EnaState *s, uint16_t v, uint8_t kind,
      * once (no added latency when the queue is idle); completions that
      * follow a poll closely are gathered into one interrupt.
      */
-    due = s->vec_unmask_ns[v] + ena_io_moder_ns(s, v, s->vec_pending_kind[v]);
+    due = core->vec_unmask_ns[v] +
+          ena_io_moder_ns(core, v, core->vec_pending_kind[v]);
     if (due > ena_now()) {
-        if (!s->vec_pending[v]) {
-            s->vec_pending[v] = true;
-            s->st.io_irqs_held++;
+        if (!core->vec_pending[v]) {
+            core->vec_pending[v] = true;
+            core->st.io_irqs_held++;
         }
-        if (!timer_pending(s->vec_timer[v]) ||
-            timer_expire_time_ns(s->vec_timer[v]) > due) {
-            timer_mod(s->vec_timer[v], due);
+        if (!timer_pending(core->vec_timer[v]) ||
+            timer_expire_time_ns(core->vec_timer[v]) > due) {
+            timer_mod(core->vec_timer[v], due);
         }
         return;
     }
-    timer_del(s->vec_timer[v]);
-    s->vec_masked[v] = true;
-    s->vec_pending[v] = false;
-    s->vec_pending_kind[v] = 0;
-    if (s->fault_io_irq_drop ||
-        (fresh && s->vec_unmasked[v] && ena_fuzz_hit(s, ENA_FUZZ_IRQ_DROP))) {
+    timer_del(core->vec_timer[v]);
+    core->vec_masked[v] = true;
+    core->vec_pending[v] = false;
+    core->vec_pending_kind[v] = 0;
+    if (ena_fault_take(core, ENA_FAULT_IO_IRQ_DROP) ||
+        (fresh && core->vec_unmasked[v] &&
+         ena_fuzz_hit(core, ENA_FUZZ_IRQ_DROP))) {
         /* lost on the way: the device waits for an unmask that never comes */
-        s->fault_io_irq_drop -= !!s->fault_io_irq_drop;
         trace_ena_io_fault("irq lost", v);
         return;
     }
-    if (msix_enabled(pd)) {
+    if (ena_msix_enabled(core)) {
         trace_ena_io_irq(v);
-        s->st.io_irqs++;
-        msix_notify(pd, v);
-        if (s->fuzz_seed && s->fuzz_kind != ENA_FUZZ_IRQ_DROP &&
-            !(ena_fuzz_next(s) & 7)) {
+        core->st.io_irqs++;
+        ena_msix_notify(core, v);
+        if (core->fuzz_seed && core->fuzz_kind != ENA_FUZZ_IRQ_DROP &&
+            !(ena_fuzz_next(core) & 7)) {
             /*
              * A spurious second message: harmless to a sound driver.  None
              * while a lost interrupt is armed: the poll a late duplicate
              * starts would take the completions the loss strands.
              */
-            s->fuzz_irq_dup++;
-            msix_notify(pd, v);
+            core->fuzz_irq_dup++;
+            ena_msix_notify(core, v);
         }
     }
 }
 
-static void ena_io_irq(EnaState *s, EnaCq *cq)
+static void ena_io_irq(EnaCore *core, EnaCq *cq)
 {
-    if (cq->intr && cq->vector < s->nr_vectors) {
-        ena_io_vec_raise(s, cq->vector, ena_cq_kind(s, cq), true);
+    if (cq->intr && cq->vector < core->nr_vectors) {
+        ena_io_vec_raise(core, cq->vector, ena_cq_kind(core, cq), true);
     }
 }
 
 /* The moderation delay of a vector ran out with an interrupt held */
 static void ena_io_moder_cb(void *opaque)
 {
-    EnaState *s = ((EnaVecTimer *)opaque)->s;
+    EnaCore *core = ((EnaVecTimer *)opaque)->core;
     uint16_t v = ((EnaVecTimer *)opaque)->vector;
     uint32_t i;
 
-    if (!s->vec_pending[v] || s->vec_masked[v]) {
+    if (!core->vec_pending[v] || core->vec_masked[v]) {
         return;
     }
-    for (i = 0; i < ena_nsq(s); i++) {
-        if (s->cqs[i].live && s->cqs[i].intr && s->cqs[i].vector == v) {
+    for (i = 0; i < ena_nsq(core); i++) {
+        EnaCq *cq = &core->cqs[i];
+
+        if (cq->live && cq->intr && cq->vector == v) {
             break;
         }
     }
-    if (i == ena_nsq(s)) {
-        s->vec_pending[v] = false;
-        s->vec_pending_kind[v] = 0;
+    if (i == ena_nsq(core)) {
+        core->vec_pending[v] = false;
+        core->vec_pending_kind[v] = 0;
         return;
     }
     /* the delay has passed: no CQ of the vector holds it back any more */
-    s->vec_unmask_ns[v] = INT64_MIN / 2;
-    ena_io_vec_raise(s, v, 0, false);
+    core->vec_unmask_ns[v] = INT64_MIN / 2;
+    ena_io_vec_raise(core, v, 0, false);
 }
 
 /* Per-vector state: mask, pending, moderation */
 static void ena_tx_timer_cb(void *opaque);
 
-void ena_io_vec_init(EnaState *s)
+void ena_io_vec_init(EnaCore *core)
 {
     uint32_t i;
 
-    s->vec_masked = g_new0(bool, s->nr_vectors);
-    s->vec_pending = g_new0(bool, s->nr_vectors);
-    s->vec_pending_kind = g_new0(uint8_t, s->nr_vectors);
-    s->vec_unmasked = g_new0(bool, s->nr_vectors);
-    s->vec_rx_delay = g_new0(uint16_t, s->nr_vectors);
-    s->vec_tx_delay = g_new0(uint16_t, s->nr_vectors);
-    s->vec_unmask_ns = g_new0(int64_t, s->nr_vectors);
-    s->vec_timer = g_new0(QEMUTimer *, s->nr_vectors);
-    s->vec_timer_arg = g_new0(EnaVecTimer, s->nr_vectors);
-    for (i = 0; i < s->nr_vectors; i++) {
-        s->vec_timer_arg[i].s = s;
-        s->vec_timer_arg[i].vector = i;
-        s->vec_timer[i] = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_io_moder_cb,
-                                       &s->vec_timer_arg[i]);
+    core->vec_masked = g_new0(bool, core->nr_vectors);
+    core->vec_pending = g_new0(bool, core->nr_vectors);
+    core->vec_pending_kind = g_new0(uint8_t, core->nr_vectors);
+    core->vec_unmasked = g_new0(bool, core->nr_vectors);
+    core->vec_rx_delay = g_new0(uint16_t, core->nr_vectors);
+    core->vec_tx_delay = g_new0(uint16_t, core->nr_vectors);
+    core->vec_unmask_ns = g_new0(int64_t, core->nr_vectors);
+    core->vec_timer = g_new0(QEMUTimer *, core->nr_vectors);
+    core->vec_timer_arg = g_new0(EnaVecTimer, core->nr_vectors);
+    for (i = 0; i < core->nr_vectors; i++) {
+        core->vec_timer_arg[i].core = core;
+        core->vec_timer_arg[i].vector = i;
+        core->vec_timer[i] = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_io_moder_cb,
+                                          &core->vec_timer_arg[i]);
     }
     /* TX queues are the indices below qcap */
-    s->sq_timer = g_new0(QEMUTimer *, s->qcap);
-    s->sq_timer_arg = g_new0(EnaSqTimer, s->qcap);
-    for (i = 0; i < s->qcap; i++) {
-        s->sq_timer_arg[i].s = s;
-        s->sq_timer_arg[i].sq = i;
-        s->sq_timer[i] = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_tx_timer_cb,
-                                      &s->sq_timer_arg[i]);
+    core->sq_timer = g_new0(QEMUTimer *, core->qcap);
+    core->sq_timer_arg = g_new0(EnaSqTimer, core->qcap);
+    for (i = 0; i < core->qcap; i++) {
+        core->sq_timer_arg[i].core = core;
+        core->sq_timer_arg[i].sq = i;
+        core->sq_timer[i] = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_tx_timer_cb,
+                                         &core->sq_timer_arg[i]);
     }
-    s->tx_rng = 0x9e3779b97f4a7c15ULL;
+    core->tx_rng = 0x9e3779b97f4a7c15ULL;
 }
 
-void ena_io_vec_fini(EnaState *s)
+void ena_io_vec_fini(EnaCore *core)
 {
     uint32_t i;
 
-    for (i = 0; i < s->nr_vectors; i++) {
-        timer_free(s->vec_timer[i]);
+    for (i = 0; i < core->nr_vectors; i++) {
+        timer_free(core->vec_timer[i]);
     }
-    for (i = 0; i < s->qcap; i++) {
-        timer_free(s->sq_timer[i]);
+    for (i = 0; i < core->qcap; i++) {
+        timer_free(core->sq_timer[i]);
     }
-    g_free(s->sq_timer);
-    g_free(s->sq_timer_arg);
-    s->sq_timer = NULL;
-    g_free(s->vec_timer);
-    g_free(s->vec_timer_arg);
-    g_free(s->vec_rx_delay);
-    g_free(s->vec_tx_delay);
-    g_free(s->vec_unmask_ns);
-    g_free(s->vec_masked);
-    g_free(s->vec_pending);
-    g_free(s->vec_pending_kind);
-    g_free(s->vec_unmasked);
-    s->vec_timer = NULL;
+    g_free(core->sq_timer);
+    g_free(core->sq_timer_arg);
+    core->sq_timer = NULL;
+    g_free(core->vec_timer);
+    g_free(core->vec_timer_arg);
+    g_free(core->vec_rx_delay);
+    g_free(core->vec_tx_delay);
+    g_free(core->vec_unmask_ns);
+    g_free(core->vec_masked);
+    g_free(core->vec_pending);
+    g_free(core->vec_pending_kind);
+    g_free(core->vec_unmasked);
+    core->vec_timer = NULL;
 }
 
 /* ------------------------------------------------------------------ */
 /* IO queue teardown                                                   */
 
-static void ena_sq_free(EnaState *s, uint32_t idx)
+static void ena_sq_free(EnaCore *core, uint32_t idx)
 {
-    EnaSq *sq = &s->sqs[idx];
+    EnaSq *sq = &core->sqs[idx];
 
     if (!sq->live) {
         return;
     }
-    if (sq->cq < ena_nsq(s) && s->cqs[sq->cq].sq == (int32_t)idx) {
-        s->cqs[sq->cq].sq = -1;
+    if (sq->cq < ena_nsq(core) && core->cqs[sq->cq].sq == (int32_t)idx) {
+        core->cqs[sq->cq].sq = -1;
     }
-    if (idx < s->qcap && s->sq_timer) {
-        timer_del(s->sq_timer[idx]);    /* nothing left to serve */
+    if (idx < core->qcap && core->sq_timer) {
+        timer_del(core->sq_timer[idx]);    /* nothing left to serve */
     }
     g_free(sq->llq);
     g_free(sq->llq_taken);
@@ -238,36 +242,36 @@ static void ena_sq_free(EnaState *s, uint32_t idx)
     memset(sq, 0, sizeof(*sq));
 }
 
-static void ena_cq_free(EnaState *s, uint32_t idx)
+static void ena_cq_free(EnaCore *core, uint32_t idx)
 {
-    memset(&s->cqs[idx], 0, sizeof(EnaCq));
-    s->cqs[idx].sq = -1;
+    memset(&core->cqs[idx], 0, sizeof(EnaCq));
+    core->cqs[idx].sq = -1;
 }
 
-void ena_drop_queues(EnaState *s)
+void ena_drop_queues(EnaCore *core)
 {
     uint32_t i;
 
-    for (i = 0; i < ena_nsq(s); i++) {
-        ena_sq_free(s, i);
-        ena_cq_free(s, i);
+    for (i = 0; i < ena_nsq(core); i++) {
+        ena_sq_free(core, i);
+        ena_cq_free(core, i);
     }
-    for (i = 0; i < s->nr_vectors; i++) {
-        s->vec_masked[i] = false;
-        s->vec_pending[i] = false;
-        s->vec_pending_kind[i] = 0;
-        s->vec_unmasked[i] = false;
-        s->vec_rx_delay[i] = 0;
-        s->vec_tx_delay[i] = 0;
-        s->vec_unmask_ns[i] = 0;
-        timer_del(s->vec_timer[i]);
+    for (i = 0; i < core->nr_vectors; i++) {
+        core->vec_masked[i] = false;
+        core->vec_pending[i] = false;
+        core->vec_pending_kind[i] = 0;
+        core->vec_unmasked[i] = false;
+        core->vec_rx_delay[i] = 0;
+        core->vec_tx_delay[i] = 0;
+        core->vec_unmask_ns[i] = 0;
+        timer_del(core->vec_timer[i]);
     }
 }
 
 /* ------------------------------------------------------------------ */
 /* IO queue creation and destruction                                   */
 
-uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
+uint8_t ena_create_cq(EnaCore *core, const uint8_t *sqe, uint8_t *cqe)
 {
     uint32_t depth = lduw_le_p(sqe + ENAHW_CCQ_DEPTH);
     uint32_t words = sqe[ENAHW_CCQ_CAPS2] & 0x1f;
@@ -278,22 +282,23 @@ uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     uint32_t i;
     EnaCq *cq;
 
-    if (!ena_pow2_depth(depth, ena_max_depth(s, 0)) || words < 2 || words > 8 ||
-        !base || (intr && vector >= s->nr_vectors)) {
-        ena_guest_error(s, ENA_ERR_QUEUE,
+    if (!ena_pow2_depth(depth, ena_max_depth(core, 0)) ||
+        words < 2 || words > 8 || !base ||
+        (intr && vector >= core->nr_vectors)) {
+        ena_guest_error(core, ENA_ERR_QUEUE,
                         "CREATE_CQ bad args depth %u words %u vec %u",
                         depth, words, vector);
         return ENAHW_ST_ILLEGAL;
     }
-    for (i = 0; i < ena_nsq(s); i++) {
-        if (!s->cqs[i].live) {
+    for (i = 0; i < ena_nsq(core); i++) {
+        if (!core->cqs[i].live) {
             break;
         }
     }
-    if (i == ena_nsq(s)) {
+    if (i == ena_nsq(core)) {
         return ENAHW_ST_NO_RESOURCE;
     }
-    cq = &s->cqs[i];
+    cq = &core->cqs[i];
     cq->live = true;
     cq->intr = intr;
     cq->entry_size = words * 4;
@@ -302,21 +307,19 @@ uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     cq->base = base;
     cq->tail = 0;
     cq->sq = -1;
-    s->st.queues_created++;
+    core->st.queues_created++;
 
     stw_le_p(cqe + ENAHW_CCQR_IDX, i);
     /* the CQ is live with the asked depth; only the answer misreports it */
-    if (s->fault_cq_depth) {
-        s->fault_cq_depth--;
+    if (ena_fault_take(core, ENA_FAULT_CQ_DEPTH)) {
         stw_le_p(cqe + ENAHW_CCQR_DEPTH, depth / 2);
     } else {
         stw_le_p(cqe + ENAHW_CCQR_DEPTH, depth);
     }
     stl_le_p(cqe + ENAHW_CCQR_NUMA_OFF, ENAHW_R_CQ_NUMA_BASE + 4 * i);
     stl_le_p(cqe + ENAHW_CCQR_HEAD_DB_OFF, ENAHW_R_CQ_HEAD_DB_BASE + 4 * i);
-    if (s->fault_cq_no_unmask) {
+    if (ena_fault_take(core, ENA_FAULT_CQ_NO_UNMASK)) {
         /* untrusted-input test: no unmask register for this CQ */
-        s->fault_cq_no_unmask--;
         stl_le_p(cqe + ENAHW_CCQR_UNMASK_OFF, 0);
     } else {
         stl_le_p(cqe + ENAHW_CCQR_UNMASK_OFF, ENAHW_R_CQ_UNMASK_BASE + 4 * i);
@@ -325,7 +328,7 @@ uint8_t ena_create_cq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     return ENAHW_ST_OK;
 }
 
-uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
+uint8_t ena_create_sq(EnaCore *core, const uint8_t *sqe, uint8_t *cqe)
 {
     uint8_t dir = sqe[ENAHW_CSQ_IDENTITY] >> 5;
     uint8_t place = sqe[ENAHW_CSQ_CAPS2] & 0xf;
@@ -337,47 +340,49 @@ uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     EnaSq *sq;
 
     if (dir != ENAHW_DIR_TX && dir != ENAHW_DIR_RX) {
-        ena_guest_error(s, ENA_ERR_QUEUE, "CREATE_SQ bad direction %u",
+        ena_guest_error(core, ENA_ERR_QUEUE, "CREATE_SQ bad direction %u",
                         dir);
         return ENAHW_ST_ILLEGAL;
     }
     if (place != ENAHW_PLACE_HOST &&
-        !(place == ENAHW_PLACE_DEV && dir == ENAHW_DIR_TX && s->llq_enabled)) {
-        ena_guest_error(s, ENA_ERR_QUEUE, "CREATE_SQ bad placement %u",
+        !(place == ENAHW_PLACE_DEV && dir == ENAHW_DIR_TX &&
+          core->llq_enabled)) {
+        ena_guest_error(core, ENA_ERR_QUEUE, "CREATE_SQ bad placement %u",
                         place);
         return ENAHW_ST_ILLEGAL;
     }
     /* a queue's LLQ window holds llq_slot_depth 128-byte entries */
     max_depth = place == ENAHW_PLACE_DEV ?
-                ena_llq_max_depth(s) * ENAHW_LLQ_ENTRY_BYTES / s->llq_entry :
-                ena_max_depth(s, dir);
+                ena_llq_max_depth(core) * ENAHW_LLQ_ENTRY_BYTES /
+                core->llq_entry :
+                ena_max_depth(core, dir);
     if (!ena_pow2_depth(depth, max_depth) ||
         (place == ENAHW_PLACE_HOST && !base)) {
-        ena_guest_error(s, ENA_ERR_QUEUE, "CREATE_SQ bad depth %u / base",
+        ena_guest_error(core, ENA_ERR_QUEUE, "CREATE_SQ bad depth %u / base",
                         depth);
         return ENAHW_ST_ILLEGAL;
     }
-    if (cq_idx >= ena_nsq(s) || !s->cqs[cq_idx].live ||
-        s->cqs[cq_idx].sq >= 0 || s->cqs[cq_idx].depth < depth) {
-        ena_guest_error(s, ENA_ERR_QUEUE, "CREATE_SQ bad cq %u", cq_idx);
+    if (cq_idx >= ena_nsq(core) || !core->cqs[cq_idx].live ||
+        core->cqs[cq_idx].sq >= 0 || core->cqs[cq_idx].depth < depth) {
+        ena_guest_error(core, ENA_ERR_QUEUE, "CREATE_SQ bad cq %u", cq_idx);
         return ENAHW_ST_ILLEGAL;
     }
-    if ((dir == ENAHW_DIR_TX && s->cqs[cq_idx].entry_size < ENAHW_TXC_SIZE) ||
-        (dir == ENAHW_DIR_RX && s->cqs[cq_idx].entry_size < ENAHW_RXC_SIZE)) {
-        ena_guest_error(s, ENA_ERR_QUEUE, "CREATE_SQ cq entry too small");
+    if (core->cqs[cq_idx].entry_size <
+        (dir == ENAHW_DIR_TX ? ENAHW_TXC_SIZE : ENAHW_RXC_SIZE)) {
+        ena_guest_error(core, ENA_ERR_QUEUE, "CREATE_SQ cq entry too small");
         return ENAHW_ST_ILLEGAL;
     }
     /* TX queues use indices [0, max), RX queues [max, 2 * max) */
-    first = dir == ENAHW_DIR_TX ? 0 : s->qcap;
-    for (i = first; i < first + MIN(s->max_queues, s->qcap); i++) {
-        if (!s->sqs[i].live) {
+    first = dir == ENAHW_DIR_TX ? 0 : core->qcap;
+    for (i = first; i < first + MIN(core->max_queues, core->qcap); i++) {
+        if (!core->sqs[i].live) {
             break;
         }
     }
-    if (i == first + MIN(s->max_queues, s->qcap)) {
+    if (i == first + MIN(core->max_queues, core->qcap)) {
         return ENAHW_ST_NO_RESOURCE;
     }
-    sq = &s->sqs[i];
+    sq = &core->sqs[i];
     memset(sq, 0, sizeof(*sq));
     sq->live = true;
     sq->dir = dir;
@@ -386,11 +391,11 @@ uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
     sq->depth = depth;
     sq->base = base;
     if (place == ENAHW_PLACE_DEV) {
-        sq->llq_entry = s->llq_entry;
+        sq->llq_entry = core->llq_entry;
         sq->llq = g_malloc0((size_t)depth * sq->llq_entry);
-        sq->no_meta_cache = s->llq_accel_on & ENAHW_LLQ_ACCEL_NO_META_CACHE;
-        if (s->llq_accel_on & ENAHW_LLQ_ACCEL_TX_BURST) {
-            sq->burst_entries = MAX(s->llq_max_burst / sq->llq_entry, 1);
+        sq->no_meta_cache = core->llq_accel_on & ENAHW_LLQ_ACCEL_NO_META_CACHE;
+        if (core->llq_accel_on & ENAHW_LLQ_ACCEL_TX_BURST) {
+            sq->burst_entries = MAX(core->llq_max_burst / sq->llq_entry, 1);
         }
         sq->llq_taken = g_malloc0((size_t)depth * sq->llq_entry);
     }
@@ -400,60 +405,60 @@ uint8_t ena_create_sq(EnaState *s, const uint8_t *sqe, uint8_t *cqe)
         sq->rxd = g_malloc0((size_t)depth * ENAHW_RXD_SIZE);
         sq->rxd_ok = g_new0(bool, depth);
     }
-    s->cqs[cq_idx].sq = i;
-    s->st.queues_created++;
+    core->cqs[cq_idx].sq = i;
+    core->st.queues_created++;
 
     stw_le_p(cqe + ENAHW_CSQR_IDX, i);
-    if (s->fault_bad_db) {
+    if (ena_fault_take(core, ENA_FAULT_BAD_DB)) {
         /* untrusted-input test: a doorbell offset past the end of BAR 0 */
-        s->fault_bad_db--;
         stl_le_p(cqe + ENAHW_CSQR_DB_OFF, ENAHW_REGS_SIZE + 4 * i);
     } else {
         stl_le_p(cqe + ENAHW_CSQR_DB_OFF, ENAHW_R_SQ_DB_BASE + 4 * i);
     }
     if (place == ENAHW_PLACE_DEV) {
         stl_le_p(cqe + ENAHW_CSQR_LLQ_DESC_OFF,
-                 i * s->llq_slot_depth * ENAHW_LLQ_ENTRY_BYTES);
+                 i * core->llq_slot_depth * ENAHW_LLQ_ENTRY_BYTES);
         stl_le_p(cqe + ENAHW_CSQR_LLQ_HDR_OFF, 0);
     }
     trace_ena_create_sq(i, dir, place, cq_idx, depth);
     if (dir == ENAHW_DIR_RX) {
-        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+        qemu_flush_queued_packets(ena_nc(core));
     }
     return ENAHW_ST_OK;
 }
 
-uint8_t ena_destroy_sq(EnaState *s, const uint8_t *sqe)
+uint8_t ena_destroy_sq(EnaCore *core, const uint8_t *sqe)
 {
     uint32_t idx = lduw_le_p(sqe + ENAHW_DSQ_IDX);
     uint8_t dir = sqe[ENAHW_DSQ_IDENTITY] >> 5;
 
-    if (idx >= ena_nsq(s) || !s->sqs[idx].live || s->sqs[idx].dir != dir) {
-        ena_guest_error(s, ENA_ERR_QUEUE, "DESTROY_SQ bad sq %u dir %u",
+    if (idx >= ena_nsq(core) || !core->sqs[idx].live ||
+        core->sqs[idx].dir != dir) {
+        ena_guest_error(core, ENA_ERR_QUEUE, "DESTROY_SQ bad sq %u dir %u",
                         idx, dir);
         return ENAHW_ST_ILLEGAL;
     }
-    ena_sq_free(s, idx);
-    s->st.queues_destroyed++;
+    ena_sq_free(core, idx);
+    core->st.queues_destroyed++;
     trace_ena_destroy_sq(idx);
     return ENAHW_ST_OK;
 }
 
-uint8_t ena_destroy_cq(EnaState *s, const uint8_t *sqe)
+uint8_t ena_destroy_cq(EnaCore *core, const uint8_t *sqe)
 {
     uint32_t idx = lduw_le_p(sqe + ENAHW_DCQ_IDX);
 
-    if (idx >= ena_nsq(s) || !s->cqs[idx].live) {
-        ena_guest_error(s, ENA_ERR_QUEUE, "DESTROY_CQ bad cq %u", idx);
+    if (idx >= ena_nsq(core) || !core->cqs[idx].live) {
+        ena_guest_error(core, ENA_ERR_QUEUE, "DESTROY_CQ bad cq %u", idx);
         return ENAHW_ST_ILLEGAL;
     }
-    if (s->cqs[idx].sq >= 0) {
-        ena_guest_error(s, ENA_ERR_QUEUE, "DESTROY_CQ %u still has sq %d",
-                        idx, s->cqs[idx].sq);
+    if (core->cqs[idx].sq >= 0) {
+        ena_guest_error(core, ENA_ERR_QUEUE, "DESTROY_CQ %u still has sq %d",
+                        idx, core->cqs[idx].sq);
         return ENAHW_ST_BUSY;
     }
-    ena_cq_free(s, idx);
-    s->st.queues_destroyed++;
+    ena_cq_free(core, idx);
+    core->st.queues_destroyed++;
     trace_ena_destroy_cq(idx);
     return ENAHW_ST_OK;
 }
@@ -479,7 +484,7 @@ typedef struct EnaTxPkt {
  * Fill the L4 checksum (and the IPv4 header checksum) the driver asked for:
  * the partial one, over a field the driver seeded with the pseudo header.
  */
-static void ena_tx_csum(EnaState *s, EnaSq *sq, uint8_t *f, size_t len,
+static void ena_tx_csum(EnaCore *core, EnaSq *sq, uint8_t *f, size_t len,
                         uint32_t w1)
 {
     uint8_t l3 = w1 & ENAHW_TXD_L3_PROTO_MASK;
@@ -530,7 +535,7 @@ static void ena_tx_csum(EnaState *s, EnaSq *sq, uint8_t *f, size_t len,
 }
 
 /* Consume one TX descriptor into @p; returns true at the packet's end. */
-static bool ena_tx_desc(EnaState *s, EnaSq *sq, const uint8_t *desc,
+static bool ena_tx_desc(EnaCore *core, EnaSq *sq, const uint8_t *desc,
                         EnaTxPkt *p)
 {
     uint32_t w0 = ldl_le_p(desc), w1 = ldl_le_p(desc + 4);
@@ -564,11 +569,11 @@ static bool ena_tx_desc(EnaState *s, EnaSq *sq, const uint8_t *desc,
     if (blen) {
         p->nbuf++;
         if (p->len + blen > ENA_TX_FRAME_MAX) {
-            ena_guest_error(s, ENA_ERR_TX, "TX frame too long");
+            ena_guest_error(core, ENA_ERR_TX, "TX frame too long");
             p->bad = true;
-        } else if (pci_dma_read(PCI_DEVICE(s), addr, s->tx_frame + p->len,
+        } else if (ena_dma_read(core, addr, core->tx_frame + p->len,
                                 blen) != MEMTX_OK) {
-            ena_guest_error(s, ENA_ERR_TX, "TX buffer DMA failed");
+            ena_guest_error(core, ENA_ERR_TX, "TX buffer DMA failed");
             p->bad = true;
         } else {
             p->len += blen;
@@ -577,46 +582,44 @@ static bool ena_tx_desc(EnaState *s, EnaSq *sq, const uint8_t *desc,
     return w0 & ENAHW_TXD_LAST;
 }
 
-static bool ena_tx_post(EnaState *s, EnaSq *sq, uint16_t req_id)
+static bool ena_tx_post(EnaCore *core, EnaSq *sq, uint16_t req_id)
 {
-    EnaCq *cq = &s->cqs[sq->cq];
+    EnaCq *cq = &core->cqs[sq->cq];
     uint8_t c[ENAHW_TXC_SIZE] = { 0 };
     uint64_t addr;
 
     if (!cq->live) {
         return false;
     }
-    if (s->fault_tx_swallow) {
+    if (ena_fault_take(core, ENA_FAULT_TX_SWALLOW)) {
         /* the packet went out; its completion never comes */
-        s->fault_tx_swallow--;
         trace_ena_io_fault("tx completion swallowed", req_id);
         return false;
     }
-    if (s->fault_tx_bad_reqid) {
-        s->fault_tx_bad_reqid--;
+    if (ena_fault_take(core, ENA_FAULT_TX_BAD_REQID)) {
         req_id = sq->depth + 7;
-    } else if (ena_fuzz_hit(s, ENA_FUZZ_TX_REQID)) {
-        req_id = ena_fuzz_bad_id(s, sq->depth);
+    } else if (ena_fuzz_hit(core, ENA_FUZZ_TX_REQID)) {
+        req_id = ena_fuzz_bad_id(core, sq->depth);
     }
     addr = cq->base + (uint64_t)(cq->tail & (cq->depth - 1)) * cq->entry_size;
     stw_le_p(c + ENAHW_TXC_REQ_ID, req_id);
     stw_le_p(c + ENAHW_TXC_SUB_QID, 0);
     stw_le_p(c + ENAHW_TXC_SQ_HEAD, (uint16_t)sq->head);
-    pci_dma_write(PCI_DEVICE(s), addr, c, 2);
-    pci_dma_write(PCI_DEVICE(s), addr + 4, c + 4, 4);
+    ena_dma_write(core, addr, c, 2);
+    ena_dma_write(core, addr + 4, c + 4, 4);
     smp_wmb();  /* req_id must land before the phase bit */
     c[ENAHW_TXC_FLAGS] = ena_phase(cq->tail, cq->depth);
-    pci_dma_write(PCI_DEVICE(s), addr + 2, c + 2, 2);
+    ena_dma_write(core, addr + 2, c + 2, 2);
     cq->tail++;
     return true;
 }
 
-static uint64_t ena_tx_rand(EnaState *s)
+static uint64_t ena_tx_rand(EnaCore *core)
 {
-    s->tx_rng ^= s->tx_rng >> 12;
-    s->tx_rng ^= s->tx_rng << 25;
-    s->tx_rng ^= s->tx_rng >> 27;
-    return s->tx_rng * 0x2545f4914f6cdd1dULL;
+    core->tx_rng ^= core->tx_rng >> 12;
+    core->tx_rng ^= core->tx_rng << 25;
+    core->tx_rng ^= core->tx_rng >> 27;
+    return core->tx_rng * 0x2545f4914f6cdd1dULL;
 }
 
 /*
@@ -626,10 +629,10 @@ static uint64_t ena_tx_rand(EnaState *s)
  * descriptors were consumed before any completion was written), which is
  * what the field means; drivers match completions by req_id.
  */
-static bool ena_tx_complete(EnaState *s, EnaSq *sq, uint16_t req_id)
+static bool ena_tx_complete(EnaCore *core, EnaSq *sq, uint16_t req_id)
 {
-    if (!s->tx_reorder) {
-        return ena_tx_post(s, sq, req_id);
+    if (!core->tx_reorder) {
+        return ena_tx_post(core, sq, req_id);
     }
     if (sq->tx_ndone < sq->depth) {
         sq->tx_done[sq->tx_ndone++] = req_id;
@@ -637,7 +640,7 @@ static bool ena_tx_complete(EnaState *s, EnaSq *sq, uint16_t req_id)
     return false;
 }
 
-static bool ena_tx_flush(EnaState *s, EnaSq *sq)
+static bool ena_tx_flush(EnaCore *core, EnaSq *sq)
 {
     bool posted = false;
     uint32_t i, j;
@@ -645,42 +648,42 @@ static bool ena_tx_flush(EnaState *s, EnaSq *sq)
 
     if (sq->tx_ndone > 1) {
         for (i = sq->tx_ndone - 1; i > 0; i--) {
-            j = ena_tx_rand(s) % (i + 1);
+            j = ena_tx_rand(core) % (i + 1);
             t = sq->tx_done[i];
             sq->tx_done[i] = sq->tx_done[j];
             sq->tx_done[j] = t;
         }
-        s->st.tx_reordered++;
+        core->st.tx_reordered++;
     }
     for (i = 0; i < sq->tx_ndone; i++) {
-        posted |= ena_tx_post(s, sq, sq->tx_done[i]);
+        posted |= ena_tx_post(core, sq, sq->tx_done[i]);
     }
     sq->tx_ndone = 0;
     return posted;
 }
 
-static void ena_tx_finish(EnaState *s, EnaSq *sq, uint32_t qidx, EnaTxPkt *p)
+static void ena_tx_finish(EnaCore *core, EnaSq *sq, uint32_t qidx, EnaTxPkt *p)
 {
-    NetClientState *nc = qemu_get_queue(s->nic);
+    NetClientState *nc = ena_nc(core);
 
-    if (p->nbuf > s->max_tx_sgl) {
+    if (p->nbuf > core->max_tx_sgl) {
         /* more buffers than the device said it takes: not sent */
-        ena_guest_error(s, ENA_ERR_TX, "TX packet of %u buffers, "
-                        "max %u", p->nbuf, s->max_tx_sgl);
-        s->st.tx_over_sgl++;
+        ena_guest_error(core, ENA_ERR_TX, "TX packet of %u buffers, "
+                        "max %u", p->nbuf, core->max_tx_sgl);
+        core->st.tx_over_sgl++;
         p->bad = true;
     }
     if (sq->no_meta_cache && !p->meta) {
         /* no meta cached to fall back on: the device drops it */
-        ena_guest_error(s, ENA_ERR_TX, "sq %u packet without its meta "
+        ena_guest_error(core, ENA_ERR_TX, "sq %u packet without its meta "
                         "descriptor (meta caching disabled)", qidx);
-        s->st.tx_no_meta++;
+        core->st.tx_no_meta++;
         p->bad = true;
     }
     if (p->no_first) {
-        ena_guest_error(s, ENA_ERR_TX, "sq %u packet whose first descriptor "
+        ena_guest_error(core, ENA_ERR_TX, "sq %u packet whose first descriptor "
                         "lacks FIRST", qidx);
-        s->st.tx_no_first++;
+        core->st.tx_no_first++;
         p->bad = true;
     }
     /*
@@ -688,32 +691,32 @@ static void ena_tx_finish(EnaState *s, EnaSq *sq, uint32_t qidx, EnaTxPkt *p)
      * (the driver seeds the pseudo header); anything else is not sent.
      */
     if (p->w1 & ENAHW_TXD_TSO) {
-        ena_guest_error(s, ENA_ERR_TX, "sq %u TSO requested, not offered",
+        ena_guest_error(core, ENA_ERR_TX, "sq %u TSO requested, not offered",
                         qidx);
-        s->st.tx_bad_offload++;
+        core->st.tx_bad_offload++;
         p->bad = true;
     } else if ((p->w1 & ENAHW_TXD_L4_CSUM) &&
                !(p->w1 & ENAHW_TXD_L4_PARTIAL)) {
-        ena_guest_error(s, ENA_ERR_TX, "sq %u full L4 checksum requested, "
+        ena_guest_error(core, ENA_ERR_TX, "sq %u full L4 checksum requested, "
                         "only the partial one offered", qidx);
-        s->st.tx_bad_offload++;
+        core->st.tx_bad_offload++;
         p->bad = true;
     }
-    if (!p->bad && p->len > s->mtu + ENA_L2_OVERHEAD) {
-        ena_guest_error(s, ENA_ERR_TX, "sq %u frame of %zu bytes over the "
-                        "MTU %u", qidx, p->len, s->mtu);
-        s->st.tx_over_mtu++;
+    if (!p->bad && p->len > core->mtu + ENA_L2_OVERHEAD) {
+        ena_guest_error(core, ENA_ERR_TX, "sq %u frame of %zu bytes over the "
+                        "MTU %u", qidx, p->len, core->mtu);
+        core->st.tx_over_mtu++;
         p->bad = true;
     }
     if (!p->bad && p->len) {
         if (p->w1 & (ENAHW_TXD_L4_CSUM | ENAHW_TXD_L3_CSUM)) {
-            ena_tx_csum(s, sq, s->tx_frame, p->len, p->w1);
+            ena_tx_csum(core, sq, core->tx_frame, p->len, p->w1);
         }
         trace_ena_tx(qidx, p->len);
-        s->st.tx_packets++;
-        s->st.tx_bytes += p->len;
+        core->st.tx_packets++;
+        core->st.tx_bytes += p->len;
         if (!nc->link_down) {
-            qemu_send_packet(nc, s->tx_frame, p->len);
+            qemu_send_packet(nc, core->tx_frame, p->len);
         }
     }
     if (sq->no_meta_cache) {
@@ -728,7 +731,7 @@ static bool ena_tx_phase_ok(EnaSq *sq, const uint8_t *desc, uint32_t idx)
     return !!(w0 & ENAHW_TXD_PHASE) == ena_phase(idx, sq->depth);
 }
 
-static void ena_tx_host(EnaState *s, EnaSq *sq, uint32_t qidx)
+static void ena_tx_host(EnaCore *core, EnaSq *sq, uint32_t qidx)
 {
     uint8_t desc[16];
     bool posted = false;
@@ -741,9 +744,9 @@ static void ena_tx_host(EnaState *s, EnaSq *sq, uint32_t qidx)
         while (pos != sq->tail) {
             uint64_t addr = sq->base + (uint64_t)(pos & (sq->depth - 1)) * 16;
 
-            if (pci_dma_read(PCI_DEVICE(s), addr, desc, 16) != MEMTX_OK ||
+            if (ena_dma_read(core, addr, desc, 16) != MEMTX_OK ||
                 !ena_tx_phase_ok(sq, desc, pos)) {
-                ena_guest_error(s, ENA_ERR_TX,
+                ena_guest_error(core, ENA_ERR_TX,
                                 "TX sq %u desc %u unreadable or stale",
                                 qidx, pos);
                 sq->head = sq->tail;
@@ -754,7 +757,8 @@ static void ena_tx_host(EnaState *s, EnaSq *sq, uint32_t qidx)
                 break;
             }
             pos++;
-            if (ena_tx_desc(s, sq, desc, &p) || p.ndesc >= ENA_PKT_DESCS_MAX) {
+            if (ena_tx_desc(core, sq, desc, &p) ||
+                p.ndesc >= ENA_PKT_DESCS_MAX) {
                 done = true;
                 break;
             }
@@ -767,19 +771,19 @@ static void ena_tx_host(EnaState *s, EnaSq *sq, uint32_t qidx)
             break;      /* packet not complete yet: wait for more */
         }
         sq->head = pos;
-        ena_tx_finish(s, sq, qidx, &p);
+        ena_tx_finish(core, sq, qidx, &p);
         if (p.comp) {
-            posted |= ena_tx_complete(s, sq, p.req_id);
+            posted |= ena_tx_complete(core, sq, p.req_id);
         }
     }
 out:
-    posted |= ena_tx_flush(s, sq);
+    posted |= ena_tx_flush(core, sq);
     if (posted) {
-        ena_io_irq(s, &s->cqs[sq->cq]);
+        ena_io_irq(core, &core->cqs[sq->cq]);
     }
 }
 
-static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
+static void ena_tx_llq(EnaCore *core, EnaSq *sq, uint32_t qidx)
 {
     bool posted = false;
 
@@ -808,7 +812,7 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
             desc = entry + slot * 16;
             slot++;
             if (!ena_tx_phase_ok(sq, desc, e)) {
-                ena_guest_error(s, ENA_ERR_LLQ,
+                ena_guest_error(core, ENA_ERR_LLQ,
                                 "LLQ sq %u entry %u has a stale phase",
                                 qidx, e);
                 sq->head = sq->tail;
@@ -816,7 +820,7 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
             }
             if (p.ndesc && (ldl_le_p(desc) & ENAHW_TXD_FIRST)) {
                 if (slot != 1 || e == sq->head) {
-                    ena_guest_error(s, ENA_ERR_LLQ,
+                    ena_guest_error(core, ENA_ERR_LLQ,
                                     "LLQ sq %u entry %u misplaced first "
                                     "descriptor", qidx, e);
                     sq->head = sq->tail;
@@ -830,11 +834,12 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
             if (!p.started && !(ldl_le_p(desc) & ENAHW_TXD_META)) {
                 hdr = MIN(ldl_le_p(desc + 12) >> ENAHW_TXD_HDR_LEN_SHIFT,
                           sq->llq_entry - ENAHW_LLQ_DESCS_BEFORE_HDR * 16);
-                memcpy(s->tx_frame, first + ENAHW_LLQ_DESCS_BEFORE_HDR * 16,
+                memcpy(core->tx_frame, first + ENAHW_LLQ_DESCS_BEFORE_HDR * 16,
                        hdr);
                 p.len = hdr;
             }
-            if (ena_tx_desc(s, sq, desc, &p) || p.ndesc >= ENA_PKT_DESCS_MAX) {
+            if (ena_tx_desc(core, sq, desc, &p) ||
+                p.ndesc >= ENA_PKT_DESCS_MAX) {
                 done = true;
                 break;
             }
@@ -847,15 +852,15 @@ static void ena_tx_llq(EnaState *s, EnaSq *sq, uint32_t qidx)
             break;
         }
         sq->head = e + 1;
-        ena_tx_finish(s, sq, qidx, &p);
+        ena_tx_finish(core, sq, qidx, &p);
         if (p.comp) {
-            posted |= ena_tx_complete(s, sq, p.req_id);
+            posted |= ena_tx_complete(core, sq, p.req_id);
         }
     }
 out:
-    posted |= ena_tx_flush(s, sq);
+    posted |= ena_tx_flush(core, sq);
     if (posted) {
-        ena_io_irq(s, &s->cqs[sq->cq]);
+        ena_io_irq(core, &core->cqs[sq->cq]);
     }
 }
 
@@ -867,15 +872,15 @@ typedef struct EnaRxInfo {
     uint32_t hash;
 } EnaRxInfo;
 
-static uint32_t ena_rss_hash(EnaState *s, const uint8_t *in, size_t len)
+static uint32_t ena_rss_hash(EnaCore *core, const uint8_t *in, size_t len)
 {
-    if (s->rss_func == ENAHW_RSS_FUNC_CRC32) {
-        return crc32c(s->rss_init, in, len);
+    if (core->rss_func == ENAHW_RSS_FUNC_CRC32) {
+        return crc32c(core->rss_init, in, len);
     } else {
         net_toeplitz_key key;
         uint32_t h = 0;
 
-        net_toeplitz_key_init(&key, s->rss_key);
+        net_toeplitz_key_init(&key, core->rss_key);
         net_toeplitz_add(&h, (uint8_t *)in, MIN(len, ENAHW_RSS_KEY_BYTES - 4),
                          &key);
         return h;
@@ -899,10 +904,10 @@ static uint32_t ena_l4_sum(const uint8_t *l4, size_t l4len, uint8_t proto,
  * ports (@tlen bytes); it is rewritten in place.  Returns the input's
  * length in @hlen, false when no field is selected.
  */
-static bool ena_rss_input(EnaState *s, const uint8_t *f, unsigned proto,
+static bool ena_rss_input(EnaCore *core, const uint8_t *f, unsigned proto,
                           uint8_t *tuple, size_t tlen, size_t *hlen)
 {
-    uint16_t fl = proto < ENAHW_RSS_PROTOS ? s->rss_fields[proto] : 0;
+    uint16_t fl = proto < ENAHW_RSS_PROTOS ? core->rss_fields[proto] : 0;
     uint8_t in[36];
     size_t n = 0, alen;
 
@@ -943,7 +948,7 @@ static bool ena_rss_input(EnaState *s, const uint8_t *f, unsigned proto,
 }
 
 /* Parse a received frame: protocol, checksum verdicts and the RSS hash. */
-static void ena_rx_classify(EnaState *s, const uint8_t *f, size_t len,
+static void ena_rx_classify(EnaCore *core, const uint8_t *f, size_t len,
                             EnaRxInfo *ri)
 {
     uint8_t tuple[36];
@@ -1022,28 +1027,28 @@ static void ena_rx_classify(EnaState *s, const uint8_t *f, size_t len,
         }
     }
 
-    ri->hash = ena_rss_input(s, f, rss_proto, tuple, tlen, &hlen) ?
-               ena_rss_hash(s, tuple, hlen) : 0;
+    ri->hash = ena_rss_input(core, f, rss_proto, tuple, tlen, &hlen) ?
+               ena_rss_hash(core, tuple, hlen) : 0;
 }
 
-static EnaSq *ena_rx_pick(EnaState *s, uint32_t hash, uint32_t *qidx)
+static EnaSq *ena_rx_pick(EnaCore *core, uint32_t hash, uint32_t *qidx)
 {
     uint32_t i, n = 0, live[ENA_MAX_QUEUES_LIMIT];
 
-    if (s->rss_table_set) {
-        uint16_t v = s->rss_table[hash & ((1u << s->rss_table_log) - 1)];
+    if (core->rss_table_set) {
+        uint16_t v = core->rss_table[hash & ((1u << core->rss_table_log) - 1)];
 
         /* an entry names a completion queue (cq_idx), never an SQ */
-        if (v < ena_nsq(s)) {
-            if (s->cqs[v].live && s->cqs[v].sq >= 0 &&
-                s->sqs[s->cqs[v].sq].dir == ENAHW_DIR_RX) {
-                *qidx = s->cqs[v].sq;
-                return &s->sqs[*qidx];
+        if (v < ena_nsq(core)) {
+            if (core->cqs[v].live && core->cqs[v].sq >= 0 &&
+                core->sqs[core->cqs[v].sq].dir == ENAHW_DIR_RX) {
+                *qidx = core->cqs[v].sq;
+                return &core->sqs[*qidx];
             }
         }
     }
-    for (i = s->qcap; i < ena_nsq(s); i++) {
-        if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_RX) {
+    for (i = core->qcap; i < ena_nsq(core); i++) {
+        if (core->sqs[i].live && core->sqs[i].dir == ENAHW_DIR_RX) {
             live[n++] = i;
         }
     }
@@ -1051,7 +1056,7 @@ static EnaSq *ena_rx_pick(EnaState *s, uint32_t hash, uint32_t *qidx)
         return NULL;
     }
     *qidx = live[hash % n];
-    return &s->sqs[*qidx];
+    return &core->sqs[*qidx];
 }
 
 /*
@@ -1065,30 +1070,29 @@ static bool ena_rx_filling(const EnaSq *sq)
     return sq->tail != 0 && !sq->rx_filled;
 }
 
-bool ena_can_receive(NetClientState *nc)
+bool ena_can_receive(EnaCore *core)
 {
-    EnaState *s = qemu_get_nic_opaque(nc);
     bool rxq = false, filling = false;
     uint32_t i;
 
-    if (!ena_io_running(s) || !s->sqs) {
+    if (!ena_io_running(core) || !core->sqs) {
         return false;
     }
-    if (s->rx_overrun_drop) {
+    if (core->rx_overrun_drop) {
         return true;    /* ena_receive() drops what finds no buffer */
     }
-    for (i = s->qcap; i < ena_nsq(s); i++) {
-        if (s->sqs[i].live && s->sqs[i].dir == ENAHW_DIR_RX) {
-            if (s->sqs[i].tail != s->sqs[i].head) {
+    for (i = core->qcap; i < ena_nsq(core); i++) {
+        if (core->sqs[i].live && core->sqs[i].dir == ENAHW_DIR_RX) {
+            if (core->sqs[i].tail != core->sqs[i].head) {
                 return true;
             }
             rxq = true;
-            filling |= ena_rx_filling(&s->sqs[i]);
+            filling |= ena_rx_filling(&core->sqs[i]);
         }
     }
     /* RX queues, none with a buffer: the frame waits (an overrun) */
-    s->st.rx_overruns += rxq;
-    s->st.rx_overruns_filling += filling;
+    core->st.rx_overruns += rxq;
+    core->st.rx_overruns_filling += filling;
     return false;
 }
 
@@ -1097,25 +1101,23 @@ bool ena_can_receive(NetClientState *nc)
  * not have rewritten it in between (it may only after the completion).
  * The device uses its copy either way.
  */
-static void ena_rx_check_taken(EnaState *s, EnaSq *sq, uint32_t qidx,
+static void ena_rx_check_taken(EnaCore *core, EnaSq *sq, uint32_t qidx,
                                uint32_t pos, const uint8_t *taken)
 {
     uint8_t now[ENAHW_RXD_SIZE];
     uint64_t addr = sq->base +
                     (uint64_t)(pos & (sq->depth - 1)) * ENAHW_RXD_SIZE;
 
-    if (pci_dma_read(PCI_DEVICE(s), addr, now, sizeof(now)) != MEMTX_OK ||
+    if (ena_dma_read(core, addr, now, sizeof(now)) != MEMTX_OK ||
         memcmp(now, taken, sizeof(now))) {
-        s->st.rx_desc_rewritten++;
-        ena_guest_error(s, ENA_ERR_RX, "RX sq %u desc %u rewritten after "
+        core->st.rx_desc_rewritten++;
+        ena_guest_error(core, ENA_ERR_RX, "RX sq %u desc %u rewritten after "
                         "its doorbell, before its completion", qidx, pos);
     }
 }
 
-ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
+ssize_t ena_receive(EnaCore *core, const uint8_t *buf, size_t size)
 {
-    EnaState *s = qemu_get_nic_opaque(nc);
-    PCIDevice *pd = PCI_DEVICE(s);
     struct {
         uint64_t addr;
         uint32_t len;
@@ -1128,22 +1130,22 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
     EnaSq *sq;
     EnaCq *cq;
 
-    if (!ena_io_running(s) || !size) {
-        s->st.rx_dropped++;
+    if (!ena_io_running(core) || !size) {
+        core->st.rx_dropped++;
         return size;
     }
-    if (size > s->mtu + ENA_L2_OVERHEAD) {
+    if (size > core->mtu + ENA_L2_OVERHEAD) {
         /* the wire's frame, larger than the MTU the driver set: dropped */
-        s->st.rx_over_mtu++;
+        core->st.rx_over_mtu++;
         return size;
     }
-    ena_rx_classify(s, buf, size, &ri);
-    sq = ena_rx_pick(s, ri.hash, &qidx);
-    if (!sq || !s->cqs[sq->cq].live) {
-        s->st.rx_dropped++;
+    ena_rx_classify(core, buf, size, &ri);
+    sq = ena_rx_pick(core, ri.hash, &qidx);
+    if (!sq || !core->cqs[sq->cq].live) {
+        core->st.rx_dropped++;
         return size;
     }
-    cq = &s->cqs[sq->cq];
+    cq = &core->cqs[sq->cq];
 
     /* gather enough posted buffers for the whole frame */
     while (cap < size) {
@@ -1155,24 +1157,24 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
              * the default); off, the model keeps it in QEMU's queue until
              * a refill
              */
-            s->st.rx_overruns++;
-            s->st.rx_overruns_filling += ena_rx_filling(sq);
-            return s->rx_overrun_drop ? size : 0;
+            core->st.rx_overruns++;
+            core->st.rx_overruns_filling += ena_rx_filling(sq);
+            return core->rx_overrun_drop ? size : 0;
         }
-        if (n == s->max_rx_sgl) {
-            s->st.rx_dropped++;
+        if (n == core->max_rx_sgl) {
+            core->st.rx_dropped++;
             return size;
         }
         slot = pos & (sq->depth - 1);
         desc = sq->rxd + (size_t)slot * ENAHW_RXD_SIZE;
         if (!sq->rxd_ok[slot]) {
             /* reported at its doorbell; the queue is stuck until a reset */
-            s->st.rx_dropped++;
+            core->st.rx_dropped++;
             return size;
         }
-        ena_rx_check_taken(s, sq, qidx, pos, desc);
+        ena_rx_check_taken(core, sq, qidx, pos, desc);
         bufs[n].len = lduw_le_p(desc + ENAHW_RXD_LEN) ?: 64 * KiB;
-        if (n == 0 && s->fault_rx_runt && size > 8) {
+        if (n == 0 && size > 8 && ena_fault_armed(core, ENA_FAULT_RX_RUNT)) {
             /* a device that splits the Ethernet header over buffers */
             bufs[n].len = MIN(bufs[n].len, 8);
         }
@@ -1191,7 +1193,7 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
         uint16_t req_id = bufs[i].req_id, clen = chunk;
         uint64_t caddr;
 
-        pci_dma_write(pd, bufs[i].addr, buf + off, chunk);
+        ena_dma_write(core, bufs[i].addr, buf + off, chunk);
         off += chunk;
         if (i == 0) {
             status |= ENAHW_RXS_FIRST;
@@ -1199,19 +1201,17 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
         if (i == n - 1) {
             status |= ENAHW_RXS_LAST;
         }
-        if (s->fault_rx_bad_reqid) {
-            s->fault_rx_bad_reqid--;
+        if (ena_fault_take(core, ENA_FAULT_RX_BAD_REQID)) {
             req_id = sq->depth + 7;
         }
-        if (s->fault_rx_bad_len) {
-            s->fault_rx_bad_len--;
+        if (ena_fault_take(core, ENA_FAULT_RX_BAD_LEN)) {
             clen = 0xffff;
         }
-        if (ena_fuzz_hit(s, ENA_FUZZ_RX_REQID)) {
-            req_id = ena_fuzz_bad_id(s, sq->depth);
-        } else if (ena_fuzz_hit(s, ENA_FUZZ_RX_LEN)) {
-            clen = (ena_fuzz_next(s) & 1) ? 0 :
-                   (uint16_t)(0x8000 | ena_fuzz_next(s));
+        if (ena_fuzz_hit(core, ENA_FUZZ_RX_REQID)) {
+            req_id = ena_fuzz_bad_id(core, sq->depth);
+        } else if (ena_fuzz_hit(core, ENA_FUZZ_RX_LEN)) {
+            clen = (ena_fuzz_next(core) & 1) ? 0 :
+                   (uint16_t)(0x8000 | ena_fuzz_next(core));
         }
         status |= ena_phase(cq->tail, cq->depth) ? ENAHW_RXS_PHASE : 0;
         stw_le_p(c + ENAHW_RXC_LEN, clen);
@@ -1220,29 +1220,29 @@ ssize_t ena_receive(NetClientState *nc, const uint8_t *buf, size_t size)
         stw_le_p(c + ENAHW_RXC_SUB_QID, 0);
         caddr = cq->base + (uint64_t)(cq->tail & (cq->depth - 1)) *
                 cq->entry_size;
-        pci_dma_write(pd, caddr + 4, c + 4, ENAHW_RXC_SIZE - 4);
+        ena_dma_write(core, caddr + 4, c + 4, ENAHW_RXC_SIZE - 4);
         smp_wmb();  /* length/req_id before the status word's phase */
         stl_le_p(c + ENAHW_RXC_STATUS, status);
-        pci_dma_write(pd, caddr, c, 4);
+        ena_dma_write(core, caddr, c, 4);
         cq->tail++;
     }
-    if (s->fault_rx_runt && size > 8) {
-        s->fault_rx_runt--;
+    if (size > 8) {
+        ena_fault_take(core, ENA_FAULT_RX_RUNT);
     }
     sq->head += n;
-    s->st.rx_packets++;
-    s->st.rx_bytes += size;
+    core->st.rx_packets++;
+    core->st.rx_bytes += size;
     trace_ena_rx(qidx, size, n);
-    ena_io_irq(s, cq);
+    ena_io_irq(core, cq);
     return size;
 }
 
-void ena_set_link(NetClientState *nc)
+void ena_set_link(EnaCore *core)
 {
-    EnaState *s = qemu_get_nic_opaque(nc);
+    NetClientState *nc = ena_nc(core);
 
     trace_ena_link(!nc->link_down);
-    ena_post_link(s);
+    ena_post_link(core);
     if (!nc->link_down) {
         qemu_flush_queued_packets(nc);
     }
@@ -1252,27 +1252,27 @@ void ena_set_link(NetClientState *nc)
 /* IO doorbells and queue registers                                    */
 
 /* send what a TX SQ holds between its head and the doorbell's tail */
-void ena_tx_serve(EnaState *s, uint32_t idx)
+void ena_tx_serve(EnaCore *core, uint32_t idx)
 {
-    EnaSq *sq = &s->sqs[idx];
+    EnaSq *sq = &core->sqs[idx];
 
     if (sq->placement == ENAHW_PLACE_DEV) {
-        ena_tx_llq(s, sq, idx);
+        ena_tx_llq(core, sq, idx);
     } else {
-        ena_tx_host(s, sq, idx);
+        ena_tx_host(core, sq, idx);
     }
 }
 
 static void ena_tx_timer_cb(void *opaque)
 {
     EnaSqTimer *t = opaque;
-    EnaState *s = t->s;
+    EnaCore *core = t->core;
 
-    if (!s->sqs[t->sq].live || s->tx_hold || !ena_ready(s)) {
+    if (!core->sqs[t->sq].live || core->tx_hold || !ena_ready(core)) {
         return;
     }
-    s->st.tx_deferred++;
-    ena_tx_serve(s, t->sq);
+    core->st.tx_deferred++;
+    ena_tx_serve(core, t->sq);
 }
 
 /*
@@ -1281,18 +1281,18 @@ static void ena_tx_timer_cb(void *opaque)
  * it), or at once with a delay of 0.  A doorbell while the timer runs adds
  * to the same pass.
  */
-void ena_tx_kick(EnaState *s, uint32_t idx)
+void ena_tx_kick(EnaCore *core, uint32_t idx)
 {
-    EnaSq *sq = &s->sqs[idx];
+    EnaSq *sq = &core->sqs[idx];
 
-    if (s->tx_hold || !ena_ready(s) || sq->tail == sq->head) {
+    if (core->tx_hold || !ena_ready(core) || sq->tail == sq->head) {
         return;
     }
-    if (!s->tx_delay_us) {
-        ena_tx_serve(s, idx);
-    } else if (!timer_pending(s->sq_timer[idx])) {
-        timer_mod(s->sq_timer[idx],
-                  ena_now() + (int64_t)s->tx_delay_us * SCALE_US);
+    if (!core->tx_delay_us) {
+        ena_tx_serve(core, idx);
+    } else if (!timer_pending(core->sq_timer[idx])) {
+        timer_mod(core->sq_timer[idx],
+                  ena_now() + (int64_t)core->tx_delay_us * SCALE_US);
     }
 }
 
@@ -1301,7 +1301,7 @@ void ena_tx_kick(EnaState *s, uint32_t idx)
  * now (its buffer, length and req_id), as hardware fetches them, and uses
  * this copy when a frame comes (ena_rx_taken()).
  */
-static void ena_rx_take(EnaState *s, EnaSq *sq, uint32_t qidx,
+static void ena_rx_take(EnaCore *core, EnaSq *sq, uint32_t qidx,
                         uint32_t from, uint32_t to)
 {
     uint32_t pos;
@@ -1312,10 +1312,11 @@ static void ena_rx_take(EnaState *s, EnaSq *sq, uint32_t qidx,
         uint64_t addr = sq->base + (uint64_t)slot * ENAHW_RXD_SIZE;
 
         sq->rxd_ok[slot] =
-            pci_dma_read(PCI_DEVICE(s), addr, d, ENAHW_RXD_SIZE) == MEMTX_OK &&
-            (d[ENAHW_RXD_CTRL] & ENAHW_RXD_C_PHASE) == ena_phase(pos, sq->depth);
+            ena_dma_read(core, addr, d, ENAHW_RXD_SIZE) == MEMTX_OK &&
+            (d[ENAHW_RXD_CTRL] & ENAHW_RXD_C_PHASE) ==
+            ena_phase(pos, sq->depth);
         if (!sq->rxd_ok[slot]) {
-            ena_guest_error(s, ENA_ERR_RX,
+            ena_guest_error(core, ENA_ERR_RX,
                             "RX sq %u desc %u unreadable or stale at its "
                             "doorbell", qidx, pos);
         }
@@ -1339,33 +1340,33 @@ static void ena_llq_take(EnaSq *sq, uint32_t from, uint32_t to)
  * and not yet consumed belongs to the device; a driver rewriting it broke
  * the protocol (the device sends what it took at the doorbell).
  */
-void ena_llq_written(EnaState *s, EnaSq *sq, size_t off, unsigned size)
+void ena_llq_written(EnaCore *core, EnaSq *sq, size_t off, unsigned size)
 {
     uint32_t e = off / sq->llq_entry;
     uint32_t pending = sq->tail - sq->head;
 
     if (((e - sq->head) & (sq->depth - 1)) < pending) {
-        s->st.llq_overwrite++;
-        ena_guest_error(s, ENA_ERR_LLQ, "LLQ sq %td entry %u rewritten "
+        core->st.llq_overwrite++;
+        ena_guest_error(core, ENA_ERR_LLQ, "LLQ sq %td entry %u rewritten "
                         "before the device consumed it (head %u tail %u)",
-                        sq - s->sqs, e, sq->head, sq->tail);
+                        sq - core->sqs, e, sq->head, sq->tail);
     }
 }
 
-void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
+void ena_sq_doorbell(EnaCore *core, uint32_t idx, uint32_t val)
 {
     EnaSq *sq;
     uint32_t ahead, old_tail;
 
-    s->st.io_doorbells++;
-    if (idx >= ena_nsq(s) || !s->sqs[idx].live) {
-        ena_guest_error(s, ENA_ERR_DOORBELL, "doorbell for dead sq %u", idx);
+    core->st.io_doorbells++;
+    if (idx >= ena_nsq(core) || !core->sqs[idx].live) {
+        ena_guest_error(core, ENA_ERR_DOORBELL, "doorbell for dead sq %u", idx);
         return;
     }
-    sq = &s->sqs[idx];
+    sq = &core->sqs[idx];
     ahead = (uint16_t)(val - (uint16_t)sq->head);
     if (ahead > sq->depth) {
-        ena_guest_error(s, ENA_ERR_DOORBELL,
+        ena_guest_error(core, ENA_ERR_DOORBELL,
                         "sq %u doorbell %u beyond depth (head %u)",
                         idx, val, sq->head);
         return;
@@ -1373,9 +1374,10 @@ void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
     if (sq->burst_entries &&
         (uint16_t)(val - (uint16_t)sq->tail) > sq->burst_entries) {
         /* the device takes at most a burst of entries per doorbell */
-        s->st.llq_burst_over++;
-        ena_guest_error(s, ENA_ERR_LLQ, "sq %u doorbell announces %u entries,"
-                        " burst %u", idx, (uint16_t)(val - (uint16_t)sq->tail),
+        core->st.llq_burst_over++;
+        ena_guest_error(core, ENA_ERR_LLQ,
+                        "sq %u doorbell announces %u entries, burst %u", idx,
+                        (uint16_t)(val - (uint16_t)sq->tail),
                         sq->burst_entries);
     }
     old_tail = sq->tail;
@@ -1383,7 +1385,7 @@ void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
     /* what this doorbell announces beyond the last one: taken now */
     if ((int32_t)(sq->tail - old_tail) > 0) {
         if (sq->dir == ENAHW_DIR_RX) {
-            ena_rx_take(s, sq, idx, old_tail, sq->tail);
+            ena_rx_take(core, sq, idx, old_tail, sq->tail);
         } else if (sq->llq_taken) {
             ena_llq_take(sq, old_tail, sq->tail);
         }
@@ -1391,60 +1393,61 @@ void ena_sq_doorbell(EnaState *s, uint32_t idx, uint32_t val)
     if (sq->dir == ENAHW_DIR_RX && ahead >= sq->depth / 2) {
         sq->rx_filled = true;
     }
-    if (!ena_io_running(s)) {
+    if (!ena_io_running(core)) {
         return;
     }
     if (sq->dir == ENAHW_DIR_RX) {
-        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+        qemu_flush_queued_packets(ena_nc(core));
     } else {
-        ena_tx_kick(s, idx);
+        ena_tx_kick(core, idx);
     }
 }
 
-void ena_cq_unmask(EnaState *s, uint32_t idx, uint32_t val)
+void ena_cq_unmask(EnaCore *core, uint32_t idx, uint32_t val)
 {
     EnaCq *cq;
     uint16_t v;
 
-    if (idx >= ena_nsq(s) || !s->cqs[idx].live) {
-        ena_guest_error(s, ENA_ERR_DOORBELL, "unmask for dead cq %u", idx);
+    if (idx >= ena_nsq(core) || !core->cqs[idx].live) {
+        ena_guest_error(core, ENA_ERR_DOORBELL, "unmask for dead cq %u", idx);
         return;
     }
-    cq = &s->cqs[idx];
+    cq = &core->cqs[idx];
     v = cq->vector;
-    if (!(val & ENAHW_INTR_UNMASK) || v >= s->nr_vectors) {
+    if (!(val & ENAHW_INTR_UNMASK) || v >= core->nr_vectors) {
         return;
     }
-    if (!(val & ENAHW_INTR_NO_MODER_UPDATE) && s->intr_delay_res) {
-        s->vec_rx_delay[v] = val & ENAHW_INTR_RX_DELAY;
-        s->vec_tx_delay[v] = (val >> ENAHW_INTR_TX_DELAY_SHIFT) &
-                             ENAHW_INTR_RX_DELAY;
+    if (!(val & ENAHW_INTR_NO_MODER_UPDATE) && core->intr_delay_res) {
+        core->vec_rx_delay[v] = val & ENAHW_INTR_RX_DELAY;
+        core->vec_tx_delay[v] = (val >> ENAHW_INTR_TX_DELAY_SHIFT) &
+                                ENAHW_INTR_RX_DELAY;
     }
-    s->st.io_unmasks++;
-    s->st.io_unmask_rx_delay += s->vec_rx_delay[v];
-    s->vec_unmask_ns[v] = ena_now();
-    s->vec_masked[v] = false;
-    s->vec_unmasked[v] = true;
-    if (s->vec_pending[v]) {
+    core->st.io_unmasks++;
+    core->st.io_unmask_rx_delay += core->vec_rx_delay[v];
+    core->vec_unmask_ns[v] = ena_now();
+    core->vec_masked[v] = false;
+    core->vec_unmasked[v] = true;
+    if (core->vec_pending[v]) {
         /* held for the delay of what is pending, not of @cq's kind */
-        ena_io_vec_raise(s, v, 0, false);
+        ena_io_vec_raise(core, v, 0, false);
     }
 }
 
 /* ------------------------------------------------------------------ */
 /* BAR2: LLQ device memory                                             */
 
-EnaSq *ena_llq_locate(EnaState *s, hwaddr addr, unsigned size,
+EnaSq *ena_llq_locate(EnaCore *core, hwaddr addr, unsigned size,
                       size_t *off)
 {
-    uint64_t slot_bytes = (uint64_t)s->llq_slot_depth * ENAHW_LLQ_ENTRY_BYTES;
+    uint64_t slot_bytes = (uint64_t)core->llq_slot_depth *
+                          ENAHW_LLQ_ENTRY_BYTES;
     uint32_t slot = addr / slot_bytes;
     EnaSq *sq;
 
-    if (slot >= s->qcap) {
+    if (slot >= core->qcap) {
         return NULL;
     }
-    sq = &s->sqs[slot];
+    sq = &core->sqs[slot];
     if (!sq->live || !sq->llq) {
         return NULL;
     }
