@@ -428,14 +428,26 @@ static int ena_rep_recover(struct devlink_health_reporter *rep,
 {
 	struct ena_adapter *a = devlink_health_reporter_priv(rep);
 	struct ena_report_ctx *ctx = priv_ctx;
-	int rc;
+	int rc, i;
 
 	if (ctx)
 		ctx->recovery_ran = true;
 	rc = ena_reset_run(a, false);
-	if (rc)
+	if (rc) {
 		NL_SET_ERR_MSG_MOD(extack, "device reset failed (retried by the driver)");
-	return rc;
+		return rc;
+	}
+	/*
+	 * A device reset recovers every class of fault: a reporter left in
+	 * error by an earlier failed reset would otherwise refuse to
+	 * auto-recover its next fault (devlink cancels it), and that fault
+	 * would leave the device down.  This one devlink marks itself.
+	 */
+	for (i = 0; i < ENA_REPORTERS; i++)
+		if (a->reporters[i] != rep)
+			devlink_health_reporter_state_update(a->reporters[i],
+							     DEVLINK_HEALTH_REPORTER_STATE_HEALTHY);
+	return 0;
 }
 
 #define ENA_REP_OPS(n)							\
