@@ -121,16 +121,6 @@ def find(o):
 r = find(json.load(sys.stdin))
 print(r["reason"] if r else "none")'
 }
-# recovered_within S: ping passes within S seconds
-recovered_within() {
-	local end=$((SECONDS + $1))
-	while [ $SECONDS -lt $end ]; do
-		ping -q -c 1 -W 1 10.77.0.2 >/dev/null 2>&1 && return 0
-		sleep 0.5
-	done
-	echo "no ping reply within $1 s"
-	return 1
-}
 # timed CMD...: CMD, then its wall time; the driver's last log lines when
 # it failed
 timed() {
@@ -162,7 +152,7 @@ fault_case() {
 	got=$(dump_reason "$rep")
 	echo "$rep: error $e0 -> $(rep_field "$rep" error), recover $c0 -> $(rep_field "$rep" recover), dump reason $got"
 	[ "$got" = "$reason" ] || { echo "dump reason $got, expected $reason"; return 1; }
-	recovered_within 15 || return 1
+	ping_within 15 || return 1
 	[ "$(rep_field "$rep" recover)" -gt "$c0" ] || { echo "recover count did not rise"; return 1; }
 	[ "$(rep_field "$rep" state)" = healthy ] || { echo "$rep not healthy after recovery"; return 1; }
 }
@@ -200,7 +190,7 @@ parked_case() {
 	echo "$rep: down after the fault (error $e0 -> $(rep_field "$rep" error), device resets $r0 -> $r1); recovering"
 	devlink health recover "$DL" reporter "$rep" || { echo "devlink health recover failed"; return 1; }
 	wait_model_reset "$r1" 10 || return 1
-	recovered_within 15 || return 1
+	ping_within 15 || return 1
 	[ "$(rep_field "$rep" state)" = healthy ] || { echo "$rep not healthy after recover"; return 1; }
 }
 devlink health set "$DL" reporter device auto_recover false

@@ -308,6 +308,17 @@ peer_wait_listen() {
 
 # ping_ok [count]: IPv4 ping from here to the peer
 ping_ok() { ping -q -c "${1:-3}" -i 0.2 -W 2 10.77.0.2 >/dev/null 2>&1; }
+# ping_within S: one ping to the peer passes within S seconds (the link
+# may bounce first), tried every half second
+ping_within() {
+	local end=$((SECONDS + $1))
+	while [ $SECONDS -lt $end ]; do
+		ping -q -c 1 -W 1 10.77.0.2 >/dev/null 2>&1 && return 0
+		sleep 0.5
+	done
+	echo "no ping reply within $1 s"
+	return 1
+}
 
 # dmesg_clean [since-line]: no BUG/WARNING/Oops/leak reports in the kernel log
 # (a kmemleak kernel's own boot line, which a kexec'd kernel prints again,

@@ -107,15 +107,7 @@ cleanup() { clear_faults; pair_teardown; ena_unload 2>/dev/null; }
 trap cleanup EXIT
 
 # recovered: a ping passes within the limit (the link may bounce first)
-recovered() {
-	local end=$((SECONDS + recover_s))
-	while [ $SECONDS -lt $end ]; do
-		ping -q -c 1 -W 1 10.77.0.2 >/dev/null 2>&1 && return 0
-		sleep 0.5
-	done
-	echo "no ping reply within ${recover_s}s"
-	return 1
-}
+recovered() { ping_within "$recover_s"; }
 # wait_reset N: the model sees more than N device resets within detect_s
 wait_reset() { wait_model_reset "$1" "$detect_s"; }
 # an admin command the driver sends while up: SET_FEATURE MTU
