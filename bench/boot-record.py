@@ -6,9 +6,20 @@
   boot-record.py record TRACE NL_JSON KEY=VALUE...
       one JSON line: the load's time line from the trace (trace_clock mono,
       events set up by boot_trace_setup in ena_lib.sh) and from the JSON
-      ena_nl.py printed (its t0_mono_us puts its times on the trace's
+      the listener printed (its t0_mono_us puts its times on the trace's
       clock), plus the model's counters of every device; KEY=VALUE pairs
-      are copied in as benchrec.py reads them. ndev=... must be among them.
+      are copied in as benchrec.py reads them. ndev=... must be among them;
+      path=bind (devices bound to the loaded module: no ena_init in the
+      trace) times from the trace's first probe; rx_depth=N (the RX ring
+      size the interfaces use) lets it say when every ring was full.
+
+Rings full: each RX fill call (ours' ena_rx_refill, stock's
+ena_refill_rx_bufs) is traced with its ring and the buffers it posted. A
+ring's first fill runs inside its device's open (both drivers post the
+first buffers in ndo_open), which tells the device; a ring is full at the
+return of the fill that brings its posted count to rx_depth - 1 (the most
+a ring holds: one slot stays empty). Meaningful in loads without traffic;
+with the rx-burst the frames consume buffers and the fills go on.
 
 Times in the record are microseconds from the first probe ("first probe" =
 the first entry of local_pci_probe(), the PCI core's call of the driver's
@@ -47,8 +58,9 @@ def qom(q, dev, prop, value=None):
     return r.get("return")
 
 
-def parse_trace(path):
-    """The events of the last ena_init in the trace, absolute mono seconds."""
+def parse_trace(path, bind=False):
+    """The events of the last ena_init in the trace (bind: all of them),
+    absolute mono seconds."""
     ev = None
     for line in open(path):
         if line.startswith("#"):
@@ -57,10 +69,12 @@ def parse_trace(path):
         if not m:
             continue
         comm, pid, t, name, rest = m[1].strip(), int(m[2]), float(m[4]), m[5], m[6]
-        if name == "initcall_start" and "ena_init" in rest:
+        if name == "initcall_start" and "ena_init" in rest or ev is None and bind:
             ev = {"init_start": t, "init_finish": None, "probe_in": [], "probe_out": [], "reg": [],
-                  "open_in": [], "open_out": []}
-        elif ev is None:
+                  "open_in": [], "open_out": [], "fill_in": [], "fill_out": []}
+            if name == "initcall_start":
+                continue
+        if ev is None:
             continue
         elif name == "initcall_finish" and "ena_init" in rest:
             ev["init_finish"] = t
@@ -74,6 +88,12 @@ def parse_trace(path):
         elif name == "ena_bopen_ret":
             r = re.search(r"ret=(\S+)", rest)
             ev["open_out"].append((t, pid, int(r[1], 0) if r else -1))
+        elif name in ("ena_bfill_o", "ena_bfill_s"):
+            r = re.search(r"ring=(\S+)", rest)
+            ev["fill_in"].append((t, pid, r[1] if r else "?"))
+        elif name in ("ena_bfill_o_ret", "ena_bfill_s_ret"):
+            r = re.search(r"ret=(\S+)", rest)
+            ev["fill_out"].append((t, pid, int(r[1], 0) if r else 0))
         elif name == "ena_breg":
             r = re.search(r"ret=(\S+)", rest)
             if r and int(r[1], 0) == 0:
@@ -93,6 +113,36 @@ def durations(ins, outs):
     return durs
 
 
+def fills(ev, us, depth):
+    """Per device (open order): when its last ring became full (us), and
+    the rings seen and full; -1 where a ring never filled."""
+    # each entry paired with the next return on its task (fills do not nest)
+    calls, left = [], sorted(ev["fill_out"])
+    for t, pid, ring in sorted(ev["fill_in"]):
+        for i, (t2, pid2, n) in enumerate(left):
+            if pid2 == pid and t2 >= t:
+                calls.append((t, t2, pid, ring, n & 0xffffffff if n >= 0 else n))
+                del left[i]
+                break
+    opens = []
+    for t, pid, _ in sorted(ev["open_in"]):
+        end = min((t2 for t2, pid2, _ in ev["open_out"] if pid2 == pid and t2 >= t), default=None)
+        opens.append((t, end if end is not None else float("inf"), pid))
+    posted, full, dev = {}, {}, {}
+    for t, t2, pid, ring, n in sorted(calls):
+        if ring not in dev:
+            dev[ring] = next((k for k, (a, b, p) in enumerate(opens) if p == pid and a <= t <= b), -1)
+        posted[ring] = posted.get(ring, 0) + max(n, 0)
+        if ring not in full and depth and posted[ring] >= depth - 1:
+            full[ring] = us(t2)
+    per_dev = []
+    for k in range(len(opens)):
+        rings = [r for r in dev if dev[r] == k]
+        done = [full[r] for r in rings if r in full]
+        per_dev.append(max(done) if rings and len(done) == len(rings) else -1)
+    return per_dev, len(posted), len(full), sorted(posted.values())
+
+
 def record(trace, nl_json, kv):
     rec = fields(kv)
     ndev = rec["ndev"]
@@ -100,7 +150,8 @@ def record(trace, nl_json, kv):
         nl = json.loads(nl_json)
     except ValueError:
         nl = {"cmd_rc": "no-json", "ifaces": {}, "t0_mono_us": -1}
-    ev = parse_trace(trace)
+    bind = rec.get("path") == "bind"
+    ev = parse_trace(trace, bind)
     ifs = nl.get("ifaces", {})
     rec["cmd_rc"] = nl.get("cmd_rc")
     rec["cmd_us"] = nl.get("cmd_us")
@@ -137,15 +188,26 @@ def record(trace, nl_json, kv):
         rec["newlink_us"] = rel("newlink_us")
         rec["up_sent_us"] = rel("up_sent_us")
         rec["carrier_us"] = rel("carrier_us")
+        rec["oper_us"] = rel("oper_us")
+        depth = rec.get("rx_depth", 0)
+        rec["rings_full_us"], rec["rings_seen"], rec["rings_full"], rec["rings_posted"] = \
+            fills(ev, us, depth if isinstance(depth, int) else 0)
+        rec["all_full_us"] = max(rec["rings_full_us"]) if rec["rings_full_us"] and \
+            min(rec["rings_full_us"]) >= 0 and rec["rings_seen"] else -1
+        rec["all_oper_us"] = max(rec["oper_us"]) if len(rec["oper_us"]) == ndev else -1
         rec["first_probe_from_cmd_us"] = int(round((p0 - t0) * 1e6))
         rec["boot_us"] = max(rec["carrier_us"]) if ok and rec["carrier_us"] else -1
         ok = ok and len(ins) == ndev and len(outs) == ndev and all(r == 0 for r in rec["probe_ret"]) \
             and t0 > 0
+        rec["init_start_us"] = rec["init_start_us"] if not bind else -1
     else:
         ok = False
     rec["load_us"] = max((v.get("carrier_us", -1) for v in ifs.values()), default=-1)
     q = qmp()
     rec["admin_cmds"] = [qom(q, f"ena{d}", "stat-admin-cmds") for d in range(ndev)]
+    if rec.get("burst", 0):
+        rec["burst_sent"] = [qom(q, f"ena{d}", "stat-rx-burst-sent") for d in range(ndev)]
+        rec["burst_lost"] = [qom(q, f"ena{d}", "stat-rx-burst-dropped") for d in range(ndev)]
     rec["ok"] = bool(ok)
     print(json.dumps(rec, sort_keys=True))
 

@@ -454,6 +454,9 @@ def boot(*args):
     recs = [r for f in raws for r in load(f)]
     warm = [r for r in recs if r["rep"] == 0]
     recs = [r for r in recs if r["rep"] > 0]
+    # loads with the rx-burst give the loss only; every time is from the quiet ones
+    bursts = [r for r in recs if r.get("mode") == "burst"]
+    recs = [r for r in recs if r.get("mode") != "burst"]
     kernel = recs[0]["kernel"] if recs else "?"
     ndev = recs[0]["ndev"] if recs else 0
     lat = recs[0]["latency_us"] if recs else 0
@@ -471,7 +474,13 @@ def boot(*args):
     kinds = sorted({r.get("listener", "py") for r in recs})
     listener = " and ".join({"c": "`build/tools/ena_up`, C", "py": "`ena_nl.py --up`, Python"}.get(k, k)
                             for k in kinds)
+    path = recs[0].get("path", "load") if recs else "load"
+    how = ("the module loaded with the devices present" if path == "load" else
+           "devices bound one after the other (sysfs bind) to the loaded module, as an ENI attached later")
     lines = [f"# Multi-device boot: {ndev} ENA devices, first probe to all links up ({kernel})", "",
+             f"Path: **{path}**, {how}. Each variant's module was loaded (not measured) and its devices "
+             "unbound before each bind load; time zero is then the first probe of the binds."
+             if path == "bind" else f"Path: **{path}**, {how}.", "",
              f"Raw data: `{', '.join(raws)}` ({len(recs)} loads in {reps} rounds, variants alternating "
              f"with the order rotated each round; a warm-up round of {len(warm)} loads is in the raw "
              "data as rep 0 and left out here).",
@@ -568,6 +577,7 @@ def boot(*args):
             lo, hi = boot_ci(opn[a], opn[b])
             lines.append(f"| {a} / {b} | {med(opn[a]):.2f} | {med(opn[b]):.2f} | "
                          f"{med(opn[a]) / med(opn[b]):.2f}x | {lo:.2f}..{hi:.2f} |")
+    lines += boot_readiness(by, variants, bursts)
     with open(prefix + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     # plot: per variant, box (p25..p75, whiskers p10..p90, median) of all up and of
@@ -603,6 +613,96 @@ def boot(*args):
           f'"{dat}" index 3 using 1:2 with points pt 7 ps 0.5 lc rgb "#d62728" notitle']
     subprocess.run(["gnuplot"], input="\n".join(gp), text=True, check=True)
     print(f"report: {prefix}.md")
+
+
+READY = [("boot_us", "carrier"), ("all_oper_us", "operstate up"), ("all_full_us", "rings full")]
+
+
+def boot_readiness(by, variants, bursts):
+    """The readiness section of the boot report: carrier, operstate up and
+    every RX ring full, all devices and device by device, with paired
+    ratios against stock, and the frames a burst at the first RX buffers
+    loses."""
+    ms = lambda us: us / 1000  # noqa: E731
+    fmt = lambda xs: f"{med(xs):.1f} ({pct(xs, 10):.1f}..{pct(xs, 90):.1f})" if xs else "-"  # noqa: E731
+    if not any("all_full_us" in r for v in variants for r in by[v]):
+        return []
+    out = ["", "## Readiness: carrier, operstate up, every RX ring full", "",
+           "Each figure is from the first probe, ms, median (p10..p90) over the quiet loads (no frame "
+           "sent). **carrier**: the listener sees IFF_LOWER_UP on the last device; **operstate up**: "
+           "RTM_NEWLINK with operstate UP on the last device (the kernel's link watch sets it after "
+           "the carrier: what `ip link` and NetworkManager wait for); **rings full**: the return of the "
+           "RX fill call (ours' `ena_rx_refill()`, stock's `ena_refill_rx_bufs()`, kprobes) that "
+           "brings the last ring of the last device to depth - 1 posted buffers. **model full**: "
+           "loads in which the device model saw every live RX ring holding depth - 1 buffers within "
+           "10 s of the listener's end (its own count, not the driver's).", "",
+           "| variant | n | carrier | operstate up | rings full | model full |", "|---|---|---|---|---|---|"]
+    for v in variants:
+        rs = [r for r in by[v] if r["ok"]]
+        cols = [fmt([ms(r[k]) for r in rs if r.get(k, -1) >= 0]) for k, _ in READY]
+        mf = sum(1 for r in rs if r.get("model_full") == 1)
+        out.append(f"| {v} | {len(rs)} | " + " | ".join(cols) + f" | {mf}/{len(rs)} |")
+    ndev = max((len(r.get("rings_full_us", [])) for v in variants for r in by[v]), default=0)
+    if ndev:
+        out += ["", "Device by device (in the order the listener opened them; carrier and operstate "
+                "are the k-th device to get there), ms from the first probe, medians:", "",
+                "| variant | " + " | ".join(f"dev {k + 1}: carrier / oper / full" for k in range(ndev)) + " |",
+                "|---|" + "---|" * ndev]
+        for v in variants:
+            rs = [r for r in by[v] if r["ok"]]
+            cells = []
+            for k in range(ndev):
+                trip = []
+                for key in ("carrier_us", "oper_us", "rings_full_us"):
+                    xs = [ms(r[key][k]) for r in rs if len(r.get(key, [])) > k and r[key][k] >= 0]
+                    trip.append(f"{med(xs):.1f}" if xs else "-")
+                cells.append(" / ".join(trip))
+            out.append(f"| {v} | " + " | ".join(cells) + " |")
+    # paired: a round measured every variant, so ours / stock per round
+    others = [v for v in variants if v.startswith("ours")]
+    if "stock" in variants and others:
+        out += ["", "Ratios ours / stock, paired: the median of the rounds' own ratios, 95% interval a "
+                "bootstrap of whole rounds (4000 resamples); below 1 ours is sooner.", "",
+                "| | " + " | ".join(name for _, name in READY) + " |", "|---|" + "---|" * len(READY)]
+        summary = []
+        for o in others:
+            cells = []
+            for k, name in READY:
+                per = defaultdict(dict)
+                for v in (o, "stock"):
+                    for r in by[v]:
+                        if r["ok"] and r.get(k, -1) > 0:
+                            per[r["rep"]][v] = r[k]
+                rat = [d[o] / d["stock"] for d in per.values() if o in d and "stock" in d]
+                if not rat:
+                    cells.append("-")
+                    continue
+                m, lo, hi = paired_ci(rat)
+                cells.append(f"{m:.2f} ({lo:.2f}..{hi:.2f}, n={len(rat)})")
+                what = "no measured difference" if lo <= 1 <= hi else ("sooner" if hi < 1 else "later")
+                half = (" (all of its interval at or under 0.5x)" if hi <= 0.5 else
+                        " (0.5x inside its interval)" if lo <= 0.5 else "")
+                summary.append(f"{o} {name}: {what} than stock, {m:.2f}x{half}")
+            out.append(f"| {o} / stock | " + " | ".join(cells) + " |")
+        out += ["", "Generated from the intervals: " + "; ".join(summary) + "."]
+    if bursts:
+        bv = defaultdict(list)
+        for r in bursts:
+            if r["ok"] and r.get("burst_sent"):
+                bv[r["variant"]].append(r)
+        out += ["", "## Frames lost to a burst at the first RX buffers", "",
+                "Burst loads: each device's model sends its rx-burst frames at once into the first RX "
+                "queue the driver starts, the moment that queue's first buffers are posted (before or "
+                "at the carrier); a frame that finds no posted buffer is dropped, as on the device. "
+                "Lost = the model's count of dropped burst frames, all devices of a load.", "",
+                "| variant | n | frames sent per load | lost per load (median, p10..p90) | lost share |",
+                "|---|---|---|---|---|"]
+        for v in [x for x in variants if x in bv]:
+            sent = [sum(r["burst_sent"]) for r in bv[v]]
+            lost = [sum(r["burst_lost"]) for r in bv[v]]
+            out.append(f"| {v} | {len(bv[v])} | {med(sent):.0f} | {med(lost):.0f} "
+                       f"({pct(lost, 10):.0f}..{pct(lost, 90):.0f}) | {sum(lost) / max(sum(sent), 1):.1%} |")
+    return out
 
 
 DP_TESTS = [("tcp1", "TCP, 1 stream", "Mbit/s", "TCP x1"), ("tcp4", "TCP, 4 streams", "Mbit/s", "TCP x4"),

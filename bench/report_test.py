@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Self-test of report.py's datapath statistics (run by make check).
+"""Self-test of report.py's datapath and boot readiness statistics (run by
+make check).
 
 Synthetic rounds whose answer is known: the verdicts must follow the
 paired intervals, the pairing must count (rounds that differ a lot from
@@ -66,6 +67,20 @@ def main():
         md = open(os.path.join(d, "out.md")).read()
         expect("row with n and failures", "| TCP, 1 stream | 8 | 0 / 2 |" in md, True)
         expect("generated summary", "**Ours ahead** on 1 of" in md, True)
+
+    # boot readiness: per round, ours is up at 0.4x stock's time and fills its
+    # rings 1.5x later, while the host's speed swings from round to round
+    by = {"stock": [], "ours": []}
+    for i, b in enumerate(base, 1):
+        for v, up, full in (("stock", b, b * 1.2), ("ours", b * 0.4, b * 1.8)):
+            by[v].append({"rep": i, "ok": True, "boot_us": up * 1000, "all_oper_us": up * 1100,
+                          "all_full_us": full * 1000, "model_full": 1, "rings_full_us": [full * 1000],
+                          "carrier_us": [up * 1000], "oper_us": [up * 1100]})
+    lines = "\n".join(report.boot_readiness(by, ["stock", "ours"], []))
+    expect("readiness: carrier ratio paired", "| ours / stock | 0.40 (0.40..0.40, n=10)" in lines, True)
+    expect("readiness: summary from the intervals",
+           "ours carrier: sooner than stock, 0.40x (all of its interval at or under 0.5x)" in lines
+           and "ours rings full: later than stock, 1.50x" in lines, True)
     for b in bad:
         print("report_test: " + b)
     print(f"report_test: {'FAIL' if bad else 'ok'}")

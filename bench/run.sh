@@ -67,12 +67,16 @@ index_run reconfig "bench/results/$date-$rel-reconfig.md"
 fi
 # multi-device boot: 4 devices (BENCH_BOOT_DEVICES) in one guest, first probe to all links up,
 # stock vs ours, each with and without async_probe=1
+# (BENCH_BOOT_PATHS, "load bind": the module loaded with the devices present, and the
+# devices bound one after the other to the loaded module, the bind path's names end in -bind)
 if part boot; then
+for bpath in ${BENCH_BOOT_PATHS:-load bind}; do
 for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	rel=$(ena_kernel_release "$k")
 	bdev=${BENCH_BOOT_DEVICES:-4} bsmp=${BENCH_BOOT_SMP:-2} blat=${BENCH_BOOT_LATENCY:-50}
 	btag=
 	[ "$bdev/$bsmp/$blat" = 4/2/50 ] || btag=-${bdev}dev-${bsmp}cpu-${blat}us
+	[ "$bpath" = load ] || btag=$btag-$bpath
 	btag=$btag${BENCH_TAG:+-$BENCH_TAG}
 	out=$raw/$date-$rel-boot$btag.jsonl
 	: > "$out"
@@ -80,10 +84,11 @@ for k in ${BENCH_KERNELS:-6.1 6.12}; do
 	echo "bench: multi-device boot on $rel ($bdev devices, $bsmp vCPUs, admin latency $blat us)"
 	# the host's load average goes into every record (the host is shared)
 	BENCH_HOST_LOAD=$(cut -d' ' -f1-3 /proc/loadavg) ENA_KO=$top/$ko BENCH_OUT=$top/$out \
-		BENCH_BOOT_LATENCY=$blat tools/testing/vm/run --kernel "$k" --ena "$bdev" \
+		BENCH_BOOT_LATENCY=$blat BENCH_BOOT_PATH=$bpath tools/testing/vm/run --kernel "$k" --ena "$bdev" \
 		--smp "$bsmp" --timeout 3600 -- bench/guest-boot.sh
 	python3 bench/report.py boot "$out" "bench/results/$date-$rel-boot$btag"
 	index_run boot "bench/results/$date-$rel-boot$btag.md"
+done
 done
 fi
 # datapath, stock vs ours alternating round by round in one guest per kernel

@@ -6,7 +6,10 @@
 # NetworkManager would), with the load's time line traced (probe entry and
 # return, registration, each ndo_open); then a ping across, and a report of
 # medians: what a user feels first (all interfaces up), what each device's
-# probe and open cost, how long each open held RTNL, and the admin waits.
+# probe and open cost, how long each open held RTNL, and the admin waits;
+# when operstate is up and every RX ring full; and, from one more load
+# each, how many frames of a burst (ENA_DEMO_BURST, 1024 per device, 0 =
+# none) that arrives the moment the first RX buffers are posted are lost.
 st=$ENA_TOP/tools/testing/selftests/drivers/net/ena
 . "$st/ena_lib.sh"
 bench=$ENA_TOP/bench
@@ -14,13 +17,15 @@ rounds=${ENA_DEMO_ROUNDS:-3} lat=${ENA_DEMO_LATENCY_US:-50}
 out=$(mktemp)
 trap 'trace_reset; rm -f "$out"' EXIT
 
-load() { # $1: stock|ours, $2: round
-	local j w=0 c=0 wk=0 ifc
+burst=${ENA_DEMO_BURST:-1024}
+load() { # $1: stock|ours, $2: round, $3: rx-burst frames per device (0)
+	local j w=0 c=0 wk=0 ifc n=${3:-0} depth full=-1
 	ENA_DRIVER=$1
 	ena_unload
 	# as the boot bench: this load gets no page the last one freed
 	scrub_freed 128
 	"$bench/boot-record.py" reset 2
+	model_set ena0 rx-burst "$n" > /dev/null && model_set ena1 rx-burst "$n" > /dev/null
 	echo > $TR/trace
 	# the boot bench's listener (C: it costs the load nothing but the opens)
 	if is_ours; then j=$("$ENA_TOP/build/tools/ena_up" --count 2 --timeout 60 -- insmod "$ENA_KO")
@@ -34,7 +39,11 @@ load() { # $1: stock|ours, $2: round
 			w=$((w + a)) c=$((c + b)) wk=$((wk + d))
 		done
 	fi
+	depth=$(ethtool -g "$(ena_ifaces | head -1)" 2>/dev/null |
+		awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }')
+	[ "$n" = 0 ] && full=$(model_rx_full 2)
 	"$bench/boot-record.py" record $TR/trace "$j" ndev=2 variant="$1" rep="$2" \
+		rx_depth="${depth:-0}" burst="$n" mode="$([ "$n" = 0 ] && echo quiet || echo burst)" model_full="$full" \
 		react_probe_total_ns="$(model_get ena0 stat-react-probe-total-ns)" ring_bytes="$(model_get ena0 stat-ring-bytes)" \
 		drv_wait_ns=$w drv_cmds=$c drv_wakeups=$wk >> "$out"
 }
@@ -56,6 +65,7 @@ boot_trace_setup || { echo "demo: no kprobe tracing" >&2; exit 1; }
 for ((r = 1; r <= rounds; r++)); do
 	if [ $((r % 2)) = 1 ]; then load stock $r; load ours $r; else load ours $r; load stock $r; fi
 done
+if [ "$burst" -gt 0 ]; then load stock 0 "$burst"; load ours 0 "$burst"; fi
 trace_reset
 declare -A P
 for d in stock ours; do ping_across $d && P[$d]=ok || P[$d]=FAILED; done
@@ -69,6 +79,8 @@ recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 def med(xs):
     xs = sorted(x for x in xs if x is not None and x >= 0)
     return xs[len(xs) // 2] if xs else None
+bursts = [r for r in recs if r.get("mode") == "burst"]
+recs = [r for r in recs if r.get("mode") != "burst"]
 def col(v, key, each=False):
     rs = [r for r in recs if r["variant"] == v and r["ok"]]
     if each:
@@ -76,6 +88,8 @@ def col(v, key, each=False):
     return med([r.get(key) for r in rs])
 rows = [  # label, key, per-item list?, scale, unit, lower is better
     ("all interfaces up (ms from first probe)", "boot_us", False, 1e3),
+    ("all operstate up (ms from first probe)", "all_oper_us", False, 1e3),
+    ("every RX ring full (ms from first probe)", "all_full_us", False, 1e3),
     ("probe, each device (ms)", "probe_dur_us", True, 1e3),
     ("probes done (ms from first probe)", "probe_span_us", False, 1e3),
     ("open, each device: RTNL held (ms)", "open_dur_us", True, 1e3),
@@ -101,6 +115,13 @@ print("%-44s %12s %12s" % ("admin wait per command (us; ours' counters)", "?", "
 print("%-44s %12s %12s" % ("poll wakeups per command (ours' counters)", "?", "-" if k is None else "%.2f" % k))
 rb = lambda v: med([r["ring_bytes"] for r in recs if r["variant"] == v])
 print("%-44s %12s %12s" % ("ring memory given to device 0 (bytes)", rb("stock"), rb("ours")))
+full = lambda v: "%d/%d" % (sum(1 for r in recs if r["variant"] == v and r.get("model_full") == 1),
+                            sum(1 for r in recs if r["variant"] == v))
+print("%-44s %12s %12s" % ("loads with every ring full (model's count)", full("stock"), full("ours")))
+lost = lambda v: next(("%d of %d" % (sum(r["burst_lost"]), sum(r["burst_sent"]))
+                       for r in bursts if r["variant"] == v and r.get("burst_sent")), "-")
+if bursts:
+    print("%-44s %12s %12s" % ("burst at the first RX buffers: frames lost", lost("stock"), lost("ours")))
 print("%-44s %12s %12s" % ("ping across the wire", sys.argv[2], sys.argv[3]))
 bad = sum(1 for r in recs if not r["ok"])
 if bad:
@@ -114,6 +135,9 @@ if slower:
     print("rounds and intervals (bench/README.md). Ours' lead is in the admin waits above and in ring memory.")
 else:
     print("\nours is ahead on every timed row of this run.")
+print("(rings full: the return of the RX fill call that brings the last ring to depth - 1 buffers;")
+print("burst: each device's model sends its frames at once when its first RX queue's first buffers")
+print("are posted, and drops what finds no buffer, as the device does.)")
 print("(model idle: during device 0's probe, the sum of the times from the device's newest admin")
 print("completion to the driver's next command; the driver's own work between commands is in it.)")
 PY

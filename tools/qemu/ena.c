@@ -392,6 +392,30 @@ static char *ena_get_host_info(Object *obj, Error **errp)
     return ena_host_info_str(&ENA(obj)->core);
 }
 
+/*
+ * "rx-fill": one line per live RX queue, "sq N posted P most M depth D":
+ * the buffers the driver has posted and the device not yet used, now and
+ * at most since the queue was created (the bench reads whether every ring
+ * was full once: M = D - 1).
+ */
+static char *ena_get_rx_fill(Object *obj, Error **errp)
+{
+    EnaCore *core = &ENA(obj)->core;
+    GString *str = g_string_new(NULL);
+    uint32_t i;
+
+    for (i = 0; core->sqs && i < ena_nsq(core); i++) {
+        EnaSq *sq = &core->sqs[i];
+
+        if (sq->live && sq->dir == ENAHW_DIR_RX) {
+            g_string_append_printf(str, "sq %u posted %u most %u depth %u\n",
+                                   i, sq->tail - sq->head,
+                                   sq->rx_most_posted, sq->depth);
+        }
+    }
+    return g_string_free(str, false);
+}
+
 /* "queues": one line per live SQ and the RSS table, for a test's report */
 static char *ena_get_queues(Object *obj, Error **errp)
 {
@@ -694,6 +718,9 @@ static void ena_add_admin_props(Object *obj, EnaCore *core)
 {
     ena_add_u32(obj, "admin-latency-us", &core->admin_latency_us, NULL);
     ena_add_u32(obj, "admin-jitter-us", &core->admin_jitter_us, NULL);
+    ena_add_u32_range(obj, "rx-burst", &core->rx_burst, 0, 65536);
+    ena_add_u32_range(obj, "rx-burst-len", &core->rx_burst_len, 60, 1514);
+    ena_add_u32(obj, "rx-burst-delay-us", &core->rx_burst_delay_us, NULL);
     /* commands the device works on at once (0: every command at once) */
     ena_add_u32(obj, "admin-parallel", &core->admin_parallel, NULL);
     ena_add_u32(obj, "reset-latency-us", &core->reset_latency_us, NULL);
@@ -816,6 +843,8 @@ static void ena_add_stat_props(Object *obj, EnaCore *core)
     ena_add_stat(obj, "stat-rx-overruns", &core->st.rx_overruns);
     ena_add_stat(obj, "stat-rx-overruns-filling",
                  &core->st.rx_overruns_filling);
+    ena_add_stat(obj, "stat-rx-burst-sent", &core->st.rx_burst_sent);
+    ena_add_stat(obj, "stat-rx-burst-dropped", &core->st.rx_burst_dropped);
     ena_add_stat(obj, "stat-aenq-dropped", &core->st.aenq_dropped);
     ena_add_stat(obj, "stat-aenq-disabled", &core->st.aenq_disabled);
     ena_add_stat(obj, "stat-aenq-injected", &core->st.aenq_injected);
@@ -848,6 +877,7 @@ static void ena_add_report_props(Object *obj, EnaCore *core)
     object_property_add_str(obj, "expect-guest-errors", ena_get_expect_errors,
                             ena_set_expect_errors);
     object_property_add_str(obj, "queues", ena_get_queues, NULL);
+    object_property_add_str(obj, "rx-fill", ena_get_rx_fill, NULL);
     object_property_add_str(obj, "dma-targets", ena_get_dma_targets, NULL);
     object_property_add_str(obj, "host-info", ena_get_host_info, NULL);
     object_property_add_str(obj, "mac-reported", ena_get_mac_reported,

@@ -261,6 +261,7 @@ void ena_core_init(EnaCore *core)
     core->max_queues = 8;
     core->llq_enabled = true;
     core->rx_overrun_drop = true;
+    core->rx_burst_len = 128;
     core->llq_accel = ENAHW_LLQ_ACCEL_ALL;
     core->llq_max_burst = ENA_LLQ_BURST_BYTES;
     core->intr_delay_res = 1;
@@ -286,6 +287,8 @@ void ena_core_realize(EnaCore *core)
                                      core);
     core->keepalive_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_keepalive_cb,
                                          core);
+    core->burst_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ena_rx_burst_cb,
+                                     core);
 
     ena_soft_reset(core);
     core->dev_sts = ENAHW_STS_READY;
@@ -302,7 +305,9 @@ void ena_core_unrealize(EnaCore *core)
     timer_free(core->admin_timer);
     timer_free(core->reset_timer);
     timer_free(core->keepalive_timer);
+    timer_free(core->burst_timer);
     core->admin_timer = core->reset_timer = core->keepalive_timer = NULL;
+    core->burst_timer = NULL;
     ena_drop_queues(core);
     ena_io_vec_fini(core);
     g_free(core->cqs);

@@ -158,6 +158,7 @@ typedef struct EnaSq {
     uint32_t meta_w2;
     bool meta_valid;
     bool rx_filled;         /* RX: half the ring was posted at once */
+    uint32_t rx_most_posted; /* RX: most buffers posted at once (rx-fill) */
     bool no_meta_cache;     /* LLQ: each packet brings its meta descriptor */
     uint32_t burst_entries; /* LLQ: entries one doorbell may announce; 0 */
     uint8_t *rxd;           /* RX: descriptors as each doorbell found them */
@@ -204,6 +205,8 @@ typedef struct EnaStats {
     uint64_t rx_dropped;
     uint64_t rx_overruns;   /* a frame found no posted RX buffer */
     uint64_t rx_overruns_filling; /* ... in a queue still being filled */
+    uint64_t rx_burst_sent; /* frames of the rx-burst bench knob */
+    uint64_t rx_burst_dropped; /* ... that found no posted buffer */
     uint64_t aenq_dropped;
     uint64_t aenq_disabled; /* events of a group the driver did not enable */
     uint64_t aenq_injected; /* aenq-inject writes */
@@ -239,6 +242,14 @@ struct EnaCore {
     uint32_t llq_max_burst; /* bytes between two doorbells (TX_BURST) */
     uint32_t admin_latency_us;
     uint32_t admin_jitter_us;
+    /*
+     * Bench knob rx-burst: N frames of rx_burst_len bytes arrive at once,
+     * rx_burst_delay_us after the next RX queue's first doorbell (the
+     * moment its buffers exist), into that queue; 0 again once sent.
+     */
+    uint32_t rx_burst;
+    uint32_t rx_burst_len;
+    uint32_t rx_burst_delay_us;
     uint32_t admin_parallel;  /* commands worked on at once; 0: all */
     uint32_t reset_latency_us;
     uint32_t max_depth;     /* caps both directions */
@@ -318,6 +329,8 @@ struct EnaCore {
     QEMUTimer *admin_timer;
     QEMUTimer *reset_timer;
     QEMUTimer *keepalive_timer;
+    QEMUTimer *burst_timer;     /* rx-burst: sends into burst_sq */
+    uint32_t burst_sq;
 
     /* device features */
     uint32_t dev_max_mtu;   /* max-mtu as of the last reset */
@@ -431,6 +444,7 @@ void ena_core_post_load(EnaCore *core);
 
 /* ena_io.c: the network side, and tx-hold's release */
 bool ena_can_receive(EnaCore *core);
+void ena_rx_burst_cb(void *opaque);
 ssize_t ena_receive(EnaCore *core, const uint8_t *buf, size_t size);
 void ena_set_link(EnaCore *core);
 void ena_tx_kick(EnaCore *core, uint32_t idx);

@@ -1116,7 +1116,20 @@ static void ena_rx_check_taken(EnaCore *core, EnaSq *sq, uint32_t qidx,
     }
 }
 
-ssize_t ena_receive(EnaCore *core, const uint8_t *buf, size_t size)
+/* what ena_rx_deliver() did with a frame */
+enum {
+    ENA_RX_DONE,        /* written, with its completions */
+    ENA_RX_OVERRUN,     /* too few posted buffers (counted) */
+    ENA_RX_DROPPED,     /* dropped for another reason (counted) */
+};
+
+/*
+ * ena_rx_deliver() - put one frame into RX queue @qidx: gather the posted
+ * buffers it needs, write it and its completions, raise the interrupt.
+ */
+static int ena_rx_deliver(EnaCore *core, EnaSq *sq, uint32_t qidx,
+                          const EnaRxInfo *ri, const uint8_t *buf,
+                          size_t size)
 {
     struct {
         uint64_t addr;
@@ -1124,28 +1137,9 @@ ssize_t ena_receive(EnaCore *core, const uint8_t *buf, size_t size)
         uint16_t req_id;
     } bufs[ENA_RX_DESCS_PER_PKT];
     const uint8_t *desc;
-    uint32_t qidx, n = 0, i, cap = 0, slot;
+    uint32_t n = 0, i, cap = 0, slot;
     size_t off;
-    EnaRxInfo ri;
-    EnaSq *sq;
-    EnaCq *cq;
-
-    if (!ena_io_running(core) || !size) {
-        core->st.rx_dropped++;
-        return size;
-    }
-    if (size > core->mtu + ENA_L2_OVERHEAD) {
-        /* the wire's frame, larger than the MTU the driver set: dropped */
-        core->st.rx_over_mtu++;
-        return size;
-    }
-    ena_rx_classify(core, buf, size, &ri);
-    sq = ena_rx_pick(core, ri.hash, &qidx);
-    if (!sq || !core->cqs[sq->cq].live) {
-        core->st.rx_dropped++;
-        return size;
-    }
-    cq = &core->cqs[sq->cq];
+    EnaCq *cq = &core->cqs[sq->cq];
 
     /* gather enough posted buffers for the whole frame */
     while (cap < size) {
@@ -1159,18 +1153,18 @@ ssize_t ena_receive(EnaCore *core, const uint8_t *buf, size_t size)
              */
             core->st.rx_overruns++;
             core->st.rx_overruns_filling += ena_rx_filling(sq);
-            return core->rx_overrun_drop ? size : 0;
+            return ENA_RX_OVERRUN;
         }
         if (n == core->max_rx_sgl) {
             core->st.rx_dropped++;
-            return size;
+            return ENA_RX_DROPPED;
         }
         slot = pos & (sq->depth - 1);
         desc = sq->rxd + (size_t)slot * ENAHW_RXD_SIZE;
         if (!sq->rxd_ok[slot]) {
             /* reported at its doorbell; the queue is stuck until a reset */
             core->st.rx_dropped++;
-            return size;
+            return ENA_RX_DROPPED;
         }
         ena_rx_check_taken(core, sq, qidx, pos, desc);
         bufs[n].len = lduw_le_p(desc + ENAHW_RXD_LEN) ?: 64 * KiB;
@@ -1189,7 +1183,7 @@ ssize_t ena_receive(EnaCore *core, const uint8_t *buf, size_t size)
     for (i = 0; i < n; i++) {
         uint32_t chunk = MIN(bufs[i].len, size - off);
         uint8_t c[ENAHW_RXC_SIZE] = { 0 };
-        uint32_t status = ri.status;
+        uint32_t status = ri->status;
         uint16_t req_id = bufs[i].req_id, clen = chunk;
         uint64_t caddr;
 
@@ -1216,7 +1210,7 @@ ssize_t ena_receive(EnaCore *core, const uint8_t *buf, size_t size)
         status |= ena_phase(cq->tail, cq->depth) ? ENAHW_RXS_PHASE : 0;
         stw_le_p(c + ENAHW_RXC_LEN, clen);
         stw_le_p(c + ENAHW_RXC_REQ_ID, req_id);
-        stl_le_p(c + ENAHW_RXC_HASH, ri.hash);
+        stl_le_p(c + ENAHW_RXC_HASH, ri->hash);
         stw_le_p(c + ENAHW_RXC_SUB_QID, 0);
         caddr = cq->base + (uint64_t)(cq->tail & (cq->depth - 1)) *
                 cq->entry_size;
@@ -1234,7 +1228,76 @@ ssize_t ena_receive(EnaCore *core, const uint8_t *buf, size_t size)
     core->st.rx_bytes += size;
     trace_ena_rx(qidx, size, n);
     ena_io_irq(core, cq);
+    return ENA_RX_DONE;
+}
+
+ssize_t ena_receive(EnaCore *core, const uint8_t *buf, size_t size)
+{
+    EnaRxInfo ri;
+    uint32_t qidx;
+    EnaSq *sq;
+
+    if (!ena_io_running(core) || !size) {
+        core->st.rx_dropped++;
+        return size;
+    }
+    if (size > core->mtu + ENA_L2_OVERHEAD) {
+        /* the wire's frame, larger than the MTU the driver set: dropped */
+        core->st.rx_over_mtu++;
+        return size;
+    }
+    ena_rx_classify(core, buf, size, &ri);
+    sq = ena_rx_pick(core, ri.hash, &qidx);
+    if (!sq || !core->cqs[sq->cq].live) {
+        core->st.rx_dropped++;
+        return size;
+    }
+    if (ena_rx_deliver(core, sq, qidx, &ri, buf, size) == ENA_RX_OVERRUN &&
+        !core->rx_overrun_drop) {
+        return 0;   /* QEMU keeps the frame until a refill */
+    }
     return size;
+}
+
+/*
+ * The rx-burst bench knob: rx_burst frames at once into the queue whose
+ * first doorbell armed it, as a peer that starts sending the moment the
+ * link is there would.  No RX buffer can be posted in between (the
+ * driver's doorbell waits for this callback), so what finds no buffer is
+ * lost, as on a device that drops on an empty ring.
+ */
+void ena_rx_burst_cb(void *opaque)
+{
+    EnaCore *core = opaque;
+    uint32_t n = core->rx_burst, len, i;
+    uint8_t frame[ENA_L2_OVERHEAD + 1500] = { 0 };
+    EnaRxInfo ri;
+    EnaSq *sq;
+
+    core->rx_burst = 0;
+    if (!n || core->burst_sq >= ena_nsq(core) || !ena_io_running(core)) {
+        return;
+    }
+    sq = &core->sqs[core->burst_sq];
+    if (!sq->live || sq->dir != ENAHW_DIR_RX || !core->cqs[sq->cq].live) {
+        return;
+    }
+    len = MAX(60, MIN(core->rx_burst_len, core->mtu + 14));
+    len = MIN(len, sizeof(frame));
+    /* to the device's own address, from a local one, a local ethertype */
+    memcpy(frame, core->owner_mac, 6);
+    frame[6] = 0x02;
+    frame[11] = 0x01;
+    frame[12] = 0x88;
+    frame[13] = 0xb5;
+    ena_rx_classify(core, frame, len, &ri);
+    for (i = 0; i < n; i++) {
+        core->st.rx_burst_sent++;
+        if (ena_rx_deliver(core, sq, core->burst_sq, &ri, frame, len) !=
+            ENA_RX_DONE) {
+            core->st.rx_burst_dropped++;
+        }
+    }
 }
 
 void ena_set_link(EnaCore *core)
@@ -1392,6 +1455,17 @@ void ena_sq_doorbell(EnaCore *core, uint32_t idx, uint32_t val)
     }
     if (sq->dir == ENAHW_DIR_RX && ahead >= sq->depth / 2) {
         sq->rx_filled = true;
+    }
+    if (sq->dir == ENAHW_DIR_RX) {
+        sq->rx_most_posted = MAX(sq->rx_most_posted, ahead);
+    }
+    if (sq->dir == ENAHW_DIR_RX && core->rx_burst && old_tail == 0 &&
+        sq->tail && !timer_pending(core->burst_timer)) {
+        /* rx-burst: the first buffers of an RX queue arm it */
+        core->burst_sq = idx;
+        timer_mod(core->burst_timer,
+                  qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  (int64_t)core->rx_burst_delay_us * SCALE_US);
     }
     if (!ena_io_running(core)) {
         return;

@@ -173,6 +173,23 @@ nsx() {
 qmp() { "$QMP" "$@"; }
 model_get() { "$QMP" qom-get "$1" "$2"; }     # model_get ena0 stat-admin-cmds
 model_set() { "$QMP" qom-set "$1" "$2" "$3"; } # model_set ena0 admin-latency-us 50
+# model_rx_full NDEV: 1 when the model says every live RX queue of ena0..
+# ena<NDEV-1> has held depth - 1 posted buffers at once (the most a ring
+# holds; the frames of the wire use some, and the driver refills them in
+# batches), waiting up to 10 s for fills still running; 0 otherwise
+model_rx_full() {
+	local end=$((SECONDS + 10)) d short
+	while :; do
+		short=0
+		for ((d = 0; d < $1; d++)); do
+			short=$((short + $(model_get ena$d rx-fill |
+				awk '$6 + 1 < $8 { n++ } END { print n + 0 }')))
+		done
+		[ "$short" = 0 ] && { echo 1; return; }
+		[ $SECONDS -ge $end ] && { echo 0; return; }
+		sleep 0.05
+	done
+}
 # model_set_many DEV PROP VALUE [PROP VALUE...]: in order, one process start
 model_set_many() { "$QMP" qom-set "$@"; }
 # model_expect_errors DEV KINDS: protocol errors of these kinds (comma
@@ -428,12 +445,23 @@ for i in range(0, len(b), 4096):
 # mono) so that the netlink listener's user-space times land on it: module
 # init (initcall tracepoints), each entry to and return from
 # local_pci_probe() (the PCI core calling the driver's probe, on whichever
-# task runs it), each register_netdevice() return, and each __dev_open()
-# (the listener's "up", which runs the driver's ndo_open under RTNL).
+# task runs it), each register_netdevice() return, each __dev_open()
+# (the listener's "up", which runs the driver's ndo_open under RTNL), and
+# each call of the driver's RX buffer fill with the buffers it posted: ours'
+# ena_rx_refill(), stock's ena_refill_rx_bufs() (the same point in both:
+# the buffers are posted and the doorbell rung when it returns). The fill
+# probes name the module "ena": the kernel arms each when a module of that
+# name loads and has the function (the other driver's is left unarmed);
+# their ring is read from %di, the first argument on x86-64 at the entry
+# (a probe on a module not loaded yet cannot name $arg1).
 boot_trace_setup() {
 	trace_setup mono 'p:ena_bprobe local_pci_probe' \
 		'r:ena_bprobe_ret local_pci_probe ret=$retval' \
 		'r:ena_breg register_netdevice ret=$retval' \
 		'p:ena_bopen __dev_open' 'r:ena_bopen_ret __dev_open ret=$retval' \
+		'p:ena_bfill_o ena:ena_rx_refill ring=%di' \
+		'r:ena_bfill_o_ret ena:ena_rx_refill ret=$retval' \
+		'p:ena_bfill_s ena:ena_refill_rx_bufs ring=%di' \
+		'r:ena_bfill_s_ret ena:ena_refill_rx_bufs ret=$retval' \
 		initcall/initcall_start initcall/initcall_finish && trace_on
 }

@@ -10,7 +10,8 @@
  * and record (microseconds after CMD started) when it was announced, when
  * the up was sent, and when RTM_NEWLINK reported it UP, with carrier, and
  * with operstate "up". Ends when CMD has exited and N interfaces have
- * carrier, or at the timeout; prints the same JSON object as ena_nl.py
+ * carrier and operstate "up" (what a user waits for: the kernel's link
+ * watch sets it after the carrier), or at the timeout; prints the same JSON object as ena_nl.py
  * (cmd_us, cmd_rc, ifaces, order, t0_mono_us, cpu_us).
  *
  * Why a C twin: under TCG the Python listener spent milliseconds of CPU per
@@ -204,12 +205,13 @@ static void newlink(struct nlmsghdr *h, int sock)
 		f->oper_us = now_us();
 }
 
-static int carriers(void)
+/* interfaces with carrier and operstate up */
+static int ready(void)
 {
 	int i, n = 0;
 
 	for (i = 0; i < nifaces; i++)
-		n += ifaces[i].carrier_us != UNSET;
+		n += ifaces[i].carrier_us != UNSET && ifaces[i].oper_us != UNSET;
 	return n;
 }
 
@@ -314,7 +316,7 @@ int main(int argc, char **argv)
 				if (h->nlmsg_type == RTM_NEWLINK)
 					newlink(h, sock);
 		}
-		if (rc[0] && carriers() >= count)
+		if (rc[0] && ready() >= count)
 			break;
 	}
 	if (!rc[0]) {
