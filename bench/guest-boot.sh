@@ -31,6 +31,8 @@
 #   model's rx-burst); the frames that found no buffer are lost, as on a
 #   device that drops on an empty ring. The quiet loads (no frame at all)
 #   give the times, including every RX ring full; the burst loads the loss.
+#   BENCH_BOOT_BURST_DELAY_US (0): the burst comes this long after that first
+#   doorbell (the model's rx-burst-delay-us, virtual time).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 st=$here/../tools/testing/selftests/drivers/net/ena
@@ -42,6 +44,7 @@ out=${BENCH_OUT:?}
 ndev=$ENA_NDEV
 path=${BENCH_BOOT_PATH:-load}
 burst=${BENCH_BOOT_BURST:-1024}
+burst_delay=${BENCH_BOOT_BURST_DELAY_US:-0}
 case $path in load|bind) ;; *) echo "bench: BENCH_BOOT_PATH is load or bind" >&2; exit 1;; esac
 modes=(quiet)
 [ "$burst" -gt 0 ] && modes+=(burst)
@@ -93,7 +96,9 @@ measure() {
 [ -f "$ENA_KO" ] || { echo "bench: no $ENA_KO" >&2; exit 1; }
 ena_unload
 scrub
-for ((d = 0; d < ndev; d++)); do model_set ena$d admin-latency-us "$lat"; done
+for ((d = 0; d < ndev; d++)); do
+	model_set_many ena$d admin-latency-us "$lat" rx-burst-delay-us "$burst_delay" > /dev/null
+done
 boot_trace_setup || { echo "bench: no kprobe tracing" >&2; exit 1; }
 trap trace_reset EXIT
 nv=${#variants[@]}
@@ -123,7 +128,7 @@ for ((r = 0; r <= reps; r++)); do
 		"$here/boot-record.py" record $TR/trace "$j" kernel="$(uname -r)" commit="${BENCH_COMMIT:-unknown}" variant="$v" \
 			rep=$r ndev="$ndev" latency_us="$lat" dmesg_bad="$bad" \
 			smp="$(nproc)" queues="$qs" rx_depth="${depth:-0}" path="$path" mode="$mode" \
-			burst="$n" model_full="$full" \
+			burst="$n" burst_delay_us="$burst_delay" model_full="$full" \
 			host_load="${BENCH_HOST_LOAD:-?}" scrub_mb="$scrub_mb" \
 			listener="${BENCH_BOOT_LISTENER:-c}" >> "$out"
 		ena_unload || { echo "bench: rmmod failed after $v" >&2; exit 1; }

@@ -679,10 +679,14 @@ def boot_readiness(by, variants, bursts):
                     continue
                 m, lo, hi = paired_ci(rat)
                 cells.append(f"{m:.2f} ({lo:.2f}..{hi:.2f}, n={len(rat)})")
-                what = "no measured difference" if lo <= 1 <= hi else ("sooner" if hi < 1 else "later")
+                if len(rat) < 5:
+                    summary.append(f"{o} {name}: {m:.2f}x from {len(rat)} rounds, too few for a verdict")
+                    continue
+                what = ("no measured difference from stock" if lo <= 1 <= hi else
+                        "sooner than stock" if hi < 1 else "later than stock")
                 half = (" (all of its interval at or under 0.5x)" if hi <= 0.5 else
                         " (0.5x inside its interval)" if lo <= 0.5 else "")
-                summary.append(f"{o} {name}: {what} than stock, {m:.2f}x{half}")
+                summary.append(f"{o} {name}: {what}, {m:.2f}x{half}")
             out.append(f"| {o} / stock | " + " | ".join(cells) + " |")
         out += ["", "Generated from the intervals: " + "; ".join(summary) + "."]
     if bursts:
@@ -690,10 +694,12 @@ def boot_readiness(by, variants, bursts):
         for r in bursts:
             if r["ok"] and r.get("burst_sent"):
                 bv[r["variant"]].append(r)
+        delay = sorted({r.get("burst_delay_us", 0) for r in bursts})
         out += ["", "## Frames lost to a burst at the first RX buffers", "",
                 "Burst loads: each device's model sends its rx-burst frames at once into the first RX "
                 "queue the driver starts, the moment that queue's first buffers are posted (before or "
-                "at the carrier); a frame that finds no posted buffer is dropped, as on the device. "
+                f"at the carrier) plus {'/'.join(map(str, delay))} us; a frame that finds no posted "
+                "buffer is dropped, as on the device. "
                 "Lost = the model's count of dropped burst frames, all devices of a load.", "",
                 "| variant | n | frames sent per load | lost per load (median, p10..p90) | lost share |",
                 "|---|---|---|---|---|"]
