@@ -15,8 +15,8 @@
 
 Rings full: each RX fill call (ours' ena_rx_refill, stock's
 ena_refill_rx_bufs) is traced with its ring and the buffers it posted. A
-ring's first fill runs inside its device's open (both drivers post the
-first buffers in ndo_open), which tells the device; a ring is full at the
+ring's first fill runs in or right after its device's open (the listener
+opens one device at a time), which tells the device; a ring is full at the
 return of the fill that brings its posted count to rx_depth - 1 (the most
 a ring holds: one slot stays empty). Meaningful in loads without traffic;
 with the rx-burst the frames consume buffers and the fills go on.
@@ -131,7 +131,10 @@ def fills(ev, us, depth):
     posted, full, dev = {}, {}, {}
     for t, t2, pid, ring, n in sorted(calls):
         if ring not in dev:
-            dev[ring] = next((k for k, (a, b, p) in enumerate(opens) if p == pid and a <= t <= b), -1)
+            # the device whose open began last before the ring's first fill:
+            # inside that open (the fill in ndo_open) or after it (a start
+            # in a work item, ours' open_async)
+            dev[ring] = max((k for k, (a, _, _) in enumerate(opens) if a <= t), default=-1)
         posted[ring] = posted.get(ring, 0) + max(n, 0)
         if ring not in full and depth and posted[ring] >= depth - 1:
             full[ring] = us(t2)
