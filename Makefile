@@ -9,6 +9,7 @@
 #   make test-long  the same with full loop counts and the long-only tests
 #   make setup-debug  build the debug kernel (KASAN, lockdep, kmemleak, ...)
 #   make test-debug   make test's selftests of our driver on the debug kernel
+#   make deb     the Debian package: build/deb/ena-fast-dkms_<version>_all.deb
 #   make run     the demo: two devices, our driver, ping, a short report
 #   make bench   benchmarks into bench/results/
 #
@@ -30,7 +31,7 @@ endif
 MODULES := $(foreach r,$(RELEASES),build/$(r)/ena.ko)
 JOBS ?= 2
 
-.PHONY: all modules tools setup setup-debug check test test-long test-debug run bench clean dkms-check FORCE
+.PHONY: all modules tools setup setup-debug check test test-long test-debug run bench clean dkms-check deb FORCE
 all: modules tools
 
 # the boot bench's opener (bench/guest-boot.sh), a host binary the guests run
@@ -92,6 +93,9 @@ bench:
 
 dkms-check:
 	tools/dkms-check.sh
+
+deb:
+	tools/mkdeb.sh
 
 clean:
 	rm -rf build

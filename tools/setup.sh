@@ -63,6 +63,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "kexec-tools kexec-tools/load_kexec boolean false" | debconf-set-selections
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+# make deb (tools/mkdeb.sh): Debian's packaging tools
+deb_pkgs=(debhelper dh-dkms lintian)
+missing=()
+for p in "${deb_pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] ||
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 # QEMU 10.0 needs meson >= 1.5: bookworm-backports has it.
 if ! meson --version 2>/dev/null | grep -qE "^(1\.([5-9]|[1-9][0-9])|[2-9])" || ! dpkg-query -W python3-pycotap >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -t bookworm-backports meson python3-pycotap
