@@ -66,7 +66,8 @@
  *   (5.17) and struct kernel_ethtool_coalesce (5.15):
  *   ENA_HAVE_KERNEL_RINGPARAM, ENA_HAVE_KERNEL_COALESCE (wrappers in
  *   ena_ethtool.c); rx-flow-hash through get/set_rxfh_fields (6.17):
- *   ENA_HAVE_RXFH_FIELDS;
+ *   ENA_HAVE_RXFH_FIELDS; the RX ring count through get_rx_ring_count
+ *   (6.18): ENA_HAVE_RX_RING_COUNT;
  * - devlink_alloc() with the device (5.15, devlink_register() without):
  *   ENA_HAVE_DEVLINK_ALLOC_DEV; a health reporter's grace period in its
  *   ops (6.17): ENA_HAVE_REPORTER_OPS_PERIOD;

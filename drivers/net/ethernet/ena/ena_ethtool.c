@@ -264,6 +264,16 @@ static int ena_set_rxnfc(struct net_device *nd, struct ethtool_rxnfc *info)
 	return -EOPNOTSUPP;
 }
 
+#ifdef ENA_HAVE_RX_RING_COUNT
+/* the RX ring count the core asks for RSS (get_rxnfc's GRXRINGS before) */
+static u32 ena_get_rx_ring_count(struct net_device *nd)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	return a->num_queues;
+}
+#endif
+
 #ifdef ENA_HAVE_RXFH_FIELDS
 /*
  * ethtool -n/-N rx-flow-hash: from 6.17 on they come here, no longer
@@ -555,6 +565,9 @@ static const struct ethtool_ops ena_ethtool_ops = {
 	.get_ethtool_stats	= ena_get_ethtool_stats,
 	.get_rxnfc		= ena_get_rxnfc,
 	.set_rxnfc		= ena_set_rxnfc,
+#ifdef ENA_HAVE_RX_RING_COUNT
+	.get_rx_ring_count	= ena_get_rx_ring_count,
+#endif
 #ifdef ENA_HAVE_RXFH_FIELDS
 	.get_rxfh_fields	= ena_get_rxfh_fields,
 	.set_rxfh_fields	= ena_set_rxfh_fields,
