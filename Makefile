@@ -2,6 +2,8 @@
 #
 #   make setup   prepare this machine (root, Debian 12): packages, kernels, QEMU
 #   make         build ena.ko for every supported kernel: build/<release>/ena.ko
+#                (5.10, 6.1, 6.12 and the newest Debian kernel; each with its
+#                release's compiler, in a build root where that is not ours)
 #   make check   W=1 -Werror, sparse, coccicheck, checkpatch --strict, the
 #                harness's own tests (tools/testing/harness/selftest)
 #   make test    make check, then the selftests in guests; ends "N passed, N failed"
@@ -24,9 +26,14 @@ DRV_DIR := drivers/net/ethernet/ena
 ifdef KDIR
 RELEASES := $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
 kdir_of = $(KDIR)
+in_root_of =
 else
 RELEASES := $(sort $(notdir $(wildcard $(ENA_CACHE)/headers/*-amd64)))
 kdir_of = $(ENA_CACHE)/headers/$(1)/usr/src/linux-headers-$(1)
+# a kernel whose compiler is not this machine's (5.10, the newest) builds
+# in the build root of its Debian release that make setup made: its
+# headers' .chroot file names it (tools/in-chroot)
+in_root_of = $(if $(wildcard $(ENA_CACHE)/headers/$(1)/.chroot),$(TOP)/tools/in-chroot $(file <$(ENA_CACHE)/headers/$(1)/.chroot))
 endif
 MODULES := $(foreach r,$(RELEASES),build/$(r)/ena.ko)
 JOBS ?= 2
@@ -60,7 +67,7 @@ build/%/ena.ko: $(SRC_FILES) FORCE
 	@tar cf - $(SRC_FILES) | tar xf - -C build/$*/src --touch --keep-newer-files 2>/dev/null || \
 		tar cf - $(SRC_FILES) | tar xf - -C build/$*/src
 	@# a failed build leaves no ena.ko behind: nothing may test an older one
-	$(MAKE) -s -C $(call kdir_of,$*) M=$(TOP)/build/$*/src W=1 \
+	$(call in_root_of,$*) $(MAKE) -s -C $(call kdir_of,$*) M=$(TOP)/build/$*/src W=1 \
 		KCFLAGS="$(KCFLAGS) -Werror" -j$(JOBS) modules || \
 		{ rm -f $@ build/$*/src/$(DRV_DIR)/ena.ko; exit 1; }
 	@cmp -s build/$*/src/$(DRV_DIR)/ena.ko $@ || { cp build/$*/src/$(DRV_DIR)/ena.ko $@.tmp && mv $@.tmp $@; }

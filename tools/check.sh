@@ -24,7 +24,12 @@ for rel in "$@"; do
 	# builds it with W=1 -Werror); sparse once per kernel version is enough
 	case $rel in *-cloud-*) [ -z "${KDIR:-}" ] && continue;; esac
 	kdir=${KDIR:-$ENA_CACHE/headers/$rel/usr/src/linux-headers-$rel}
-	all=$(make -s -j"$(nproc)" -C "$kdir" M="$top/build/$rel/src" W=1 C=2 modules 2>&1); mrc=$?
+	# a kernel built in its release's build root is checked there too,
+	# by that release's sparse (tools/in-chroot)
+	in_root=()
+	[ -z "${KDIR:-}" ] && [ -f "$ENA_CACHE/headers/$rel/.chroot" ] &&
+		in_root=("$top/tools/in-chroot" "$(cat "$ENA_CACHE/headers/$rel/.chroot")")
+	all=$("${in_root[@]}" make -s -j"$(nproc)" -C "$kdir" M="$top/build/$rel/src" W=1 C=2 modules 2>&1); mrc=$?
 	out=$(grep -E "(^|/)($drv|include)/" <<< "$all" | grep -vE '^\s*(CC|LD|MODPOST|CHECK)|^Skipping BTF')
 	if [ $mrc != 0 ]; then
 		# sparse missing or dying fails make: never a clean result

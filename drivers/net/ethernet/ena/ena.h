@@ -25,6 +25,7 @@
 #include "ena_io.h"
 #include "ena_poll.h"
 #include "ena_regs.h"
+#include "ena_compat.h"
 
 #define ENA_DRV_NAME			"ena"
 #define ENA_DRV_VERSION_MAJOR		0
@@ -50,9 +51,10 @@
 /*
  * Each RX descriptor gets a 2 KiB slice of a page_pool page (two per 4 KiB
  * page): headroom, up to 1664 bytes of frame, room for skb_shared_info.
- * No MTU needs another size: a larger frame spans descriptors.
+ * No MTU needs another size: a larger frame spans descriptors.  Kernels
+ * whose page_pool cannot split pages get a whole page (ena_compat.h).
  */
-#define ENA_RX_FRAG_SIZE		2048
+#define ENA_RX_FRAG_SIZE		ENA_PP_SLICE(2048)
 #define ENA_RX_MAX_DESCS_PER_PKT	16
 /*
  * RX buffers a queue start posts itself (under RTNL when called from
@@ -732,7 +734,7 @@ static inline u32 ena_dev_max_mtu(const struct ena_adapter *a)
 /* the MTU the attached program allows: the device's, or one buffer's */
 static inline u32 ena_xdp_max_mtu(const struct ena_adapter *a)
 {
-	if (a->xdp_prog && !a->xdp_prog->aux->xdp_has_frags)
+	if (a->xdp_prog && !ena_prog_takes_frags(a->xdp_prog))
 		return min_t(u32, ENA_XDP_MAX_MTU, ena_dev_max_mtu(a));
 	return ena_dev_max_mtu(a);
 }

@@ -264,6 +264,44 @@ static int ena_set_rxnfc(struct net_device *nd, struct ethtool_rxnfc *info)
 	return -EOPNOTSUPP;
 }
 
+#ifdef ENA_HAVE_RX_RING_COUNT
+/* the RX ring count the core asks for RSS (get_rxnfc's GRXRINGS before) */
+static u32 ena_get_rx_ring_count(struct net_device *nd)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	return a->num_queues;
+}
+#endif
+
+#ifdef ENA_HAVE_RXFH_FIELDS
+/*
+ * ethtool -n/-N rx-flow-hash: from 6.17 on they come here, no longer
+ * through get_rxnfc/set_rxnfc.
+ */
+static int ena_get_rxfh_fields(struct net_device *nd,
+			       struct ethtool_rxfh_fields *f)
+{
+	u64 data = 0;
+	int rc;
+
+	if (f->rss_context)
+		return -EOPNOTSUPP;
+	rc = ena_rss_get_flow_hash(netdev_priv(nd), f->flow_type, &data);
+	f->data = data;
+	return rc;
+}
+
+static int ena_set_rxfh_fields(struct net_device *nd,
+			       const struct ethtool_rxfh_fields *f,
+			       struct netlink_ext_ack *extack)
+{
+	if (f->rss_context)
+		return -EOPNOTSUPP;
+	return ena_rss_set_flow_hash(netdev_priv(nd), f->flow_type, f->data);
+}
+#endif
+
 static u32 ena_get_rxfh_indir_size(struct net_device *nd)
 {
 	return ENA_RSS_TABLE_SIZE;
@@ -462,6 +500,42 @@ static int ena_set_coalesce(struct net_device *nd, struct ethtool_coalesce *c,
 	return 0;
 }
 
+#ifndef ENA_HAVE_KERNEL_RINGPARAM
+/* the ring ops before 5.17: no kernel_ethtool_ringparam, no extack */
+static void ena_get_ringparam_old(struct net_device *nd,
+				  struct ethtool_ringparam *ring)
+{
+	ena_get_ringparam(nd, ring, NULL, NULL);
+}
+
+static int ena_set_ringparam_old(struct net_device *nd,
+				 struct ethtool_ringparam *ring)
+{
+	return ena_set_ringparam(nd, ring, NULL, NULL);
+}
+
+#define ena_get_ringparam	ena_get_ringparam_old
+#define ena_set_ringparam	ena_set_ringparam_old
+#endif
+
+#ifndef ENA_HAVE_KERNEL_COALESCE
+/* the coalesce ops before 5.15: no kernel_ethtool_coalesce, no extack */
+static int ena_get_coalesce_old(struct net_device *nd,
+				struct ethtool_coalesce *c)
+{
+	return ena_get_coalesce(nd, c, NULL, NULL);
+}
+
+static int ena_set_coalesce_old(struct net_device *nd,
+				struct ethtool_coalesce *c)
+{
+	return ena_set_coalesce(nd, c, NULL, NULL);
+}
+
+#define ena_get_coalesce	ena_get_coalesce_old
+#define ena_set_coalesce	ena_set_coalesce_old
+#endif
+
 /*
  * Every ethtool request (under RTNL) sees an open's queue start finished:
  * queues running, or down, or a reset pending.
@@ -491,6 +565,13 @@ static const struct ethtool_ops ena_ethtool_ops = {
 	.get_ethtool_stats	= ena_get_ethtool_stats,
 	.get_rxnfc		= ena_get_rxnfc,
 	.set_rxnfc		= ena_set_rxnfc,
+#ifdef ENA_HAVE_RX_RING_COUNT
+	.get_rx_ring_count	= ena_get_rx_ring_count,
+#endif
+#ifdef ENA_HAVE_RXFH_FIELDS
+	.get_rxfh_fields	= ena_get_rxfh_fields,
+	.set_rxfh_fields	= ena_set_rxfh_fields,
+#endif
 	.get_rxfh_indir_size	= ena_get_rxfh_indir_size,
 	.get_rxfh_key_size	= ena_get_rxfh_key_size,
 	.get_rxfh		= ena_get_rxfh,

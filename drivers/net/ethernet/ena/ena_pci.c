@@ -508,7 +508,7 @@ static int ena_resume(struct device *dev)
 	return 0;
 }
 
-static DEFINE_SIMPLE_DEV_PM_OPS(ena_pm_ops, ena_suspend, ena_resume);
+ENA_PM_OPS_STATIC DEFINE_SIMPLE_DEV_PM_OPS(ena_pm_ops, ena_suspend, ena_resume);
 
 /**
  * ena_pm_cycle() - run the suspend and resume callbacks back to back

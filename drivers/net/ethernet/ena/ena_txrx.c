@@ -139,7 +139,7 @@ static void ena_dim_sample(struct ena_qp *qp)
 	qp->dim_events++;
 	dim_update_sample(qp->dim_events, qp->stats->rx_packets,
 			  qp->stats->rx_bytes, &s);
-	net_dim(&qp->dim, s);
+	ena_net_dim(&qp->dim, s);
 }
 
 irqreturn_t ena_io_irq(int irq, void *data)
@@ -913,7 +913,7 @@ static struct sk_buff *ena_rx_xdp_frag(struct ena_qp *qp,
 		return NULL;
 	rx->xbuf_open = false;
 	/* a program replaced by one that takes one buffer only */
-	if (unlikely(!prog || !prog->aux->xdp_has_frags)) {
+	if (unlikely(!prog || !ena_prog_takes_frags(prog))) {
 		ena_xdp_buff_put(qp, &rx->xbuf, true);
 		(*xdp_bad)++;
 		return NULL;
@@ -1111,7 +1111,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 				struct xdp_buff xdp;
 
 				if (!(status & ENA_RXC_LAST) &&
-				    !prog->aux->xdp_has_frags) {
+				    !ena_prog_takes_frags(prog)) {
 					/* the program takes one buffer only */
 					page_pool_put_full_page(rx->pool, page,
 								true);
@@ -1181,6 +1181,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 				copied++;
 			} else {
 				skb_mark_for_recycle(skb);
+				ena_pp_skb_page(rx->pool, page);
 				skb_reserve(skb, doff);
 				__skb_put(skb, len);
 			}
@@ -1188,6 +1189,7 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 			skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page,
 					boff + rx->headroom + off, len,
 					rx->frag_size);
+			ena_pp_skb_page(rx->pool, page);
 		} else {
 			page_pool_put_full_page(rx->pool, page, true);
 			dev_kfree_skb_any(skb);
@@ -1361,7 +1363,7 @@ void ena_tx_drain(struct ena_qp *qp, struct ena_txq *tx)
 void ena_rx_drain(struct ena_qp *qp)
 {
 	struct ena_rxq *rx = &qp->rx;
-	void *batch[ENA_RX_DRAIN_BATCH];
+	ena_pp_bulk_t batch[ENA_RX_DRAIN_BATCH];
 	u32 i, n = 0, b = 0;
 
 	if (rx->skb) {
@@ -1376,17 +1378,17 @@ void ena_rx_drain(struct ena_qp *qp)
 	for (i = 0; i < rx->depth; i++) {
 		if (!rx->bufs[i].page)
 			continue;
-		batch[b++] = page_address(rx->bufs[i].page) +
-			     rx->bufs[i].offset;
+		batch[b++] = ena_pp_bulk_entry(rx->bufs[i].page,
+					       rx->bufs[i].offset);
 		rx->bufs[i].page = NULL;
 		n++;
 		if (b == ARRAY_SIZE(batch)) {
-			page_pool_put_page_bulk(rx->pool, batch, b);
+			ena_pp_put_bulk(rx->pool, batch, b);
 			b = 0;
 		}
 	}
 	if (b)
-		page_pool_put_page_bulk(rx->pool, batch, b);
+		ena_pp_put_bulk(rx->pool, batch, b);
 	u64_stats_update_begin(&qp->stats->napi_sync);
 	qp->stats->page_frees += n;
 	u64_stats_update_end(&qp->stats->napi_sync);

@@ -199,6 +199,7 @@ void ena_xdp_buff_put(struct ena_qp *qp, struct xdp_buff *xdp, bool napi)
  */
 bool ena_xdp_frag_add(struct ena_rxq *rx, struct page *page, u32 off, u32 len)
 {
+#ifdef ENA_HAVE_XDP_MB
 	struct skb_shared_info *sinfo = xdp_get_shared_info_from_buff(&rx->xbuf);
 
 	if (!xdp_buff_has_frags(&rx->xbuf)) {
@@ -214,6 +215,10 @@ bool ena_xdp_frag_add(struct ena_rxq *rx, struct page *page, u32 off, u32 len)
 	if (page_is_pfmemalloc(page))
 		xdp_buff_set_frag_pfmemalloc(&rx->xbuf);
 	return true;
+#else
+	/* no multi-buffer XDP (ena_compat.h): no program gathers frames */
+	return false;
+#endif
 }
 
 /**
@@ -227,9 +232,11 @@ bool ena_xdp_frag_add(struct ena_rxq *rx, struct page *page, u32 off, u32 len)
  */
 struct sk_buff *ena_xdp_build_skb(struct xdp_buff *xdp)
 {
+#ifdef ENA_HAVE_XDP_MB
 	struct skb_shared_info *sinfo = xdp_get_shared_info_from_buff(xdp);
 	u32 nr = xdp_buff_has_frags(xdp) ? sinfo->nr_frags : 0;
 	u32 frags_len = nr ? sinfo->xdp_frags_size : 0;
+#endif
 	struct sk_buff *skb;
 
 	/* building the skb clears the fragment count in the shared info */
@@ -239,10 +246,10 @@ struct sk_buff *ena_xdp_build_skb(struct xdp_buff *xdp)
 	skb_mark_for_recycle(skb);
 	skb_reserve(skb, xdp->data - xdp->data_hard_start);
 	__skb_put(skb, xdp->data_end - xdp->data);
+#ifdef ENA_HAVE_XDP_MB
 	if (nr)
-		xdp_update_skb_shared_info(skb, nr, frags_len,
-					   nr * xdp->frame_sz,
-					   xdp_buff_is_frag_pfmemalloc(xdp));
+		ena_xdp_skb_frags(skb, nr, frags_len, nr * xdp->frame_sz, xdp);
+#endif
 	return skb;
 }
 
@@ -401,7 +408,7 @@ static int ena_xdp_setup(struct ena_adapter *a, struct bpf_prog *prog,
 
 	ASSERT_RTNL();
 	ena_up_wait(a);
-	if (prog && !prog->aux->xdp_has_frags && nd->mtu > ENA_XDP_MAX_MTU) {
+	if (prog && !ena_prog_takes_frags(prog) && nd->mtu > ENA_XDP_MAX_MTU) {
 		netdev_err(nd, "XDP refused: MTU %u is above %lu, the largest a program without multi-buffer support takes\n",
 			   nd->mtu, (unsigned long)ENA_XDP_MAX_MTU);
 		NL_SET_ERR_MSG_MOD(extack,
