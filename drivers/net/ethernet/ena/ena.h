@@ -510,7 +510,6 @@ struct ena_adapter {
 	bool admin_irq;
 	bool open_async;
 	bool llq_large_dl;
-	u64 reloads;		/* devlink dev reload runs that succeeded */
 	struct bpf_prog *xdp_prog;	/* attached program (one reference), RTNL */
 	struct ena_qp *qps;			/* [max_queues] */
 	struct ena_queue_stats *qstats;		/* [max_queues] */

@@ -232,7 +232,6 @@ int ena_reload(struct ena_adapter *a, bool admin_irq, int llq_large,
 			goto out;
 		}
 	}
-	a->reloads++;
 	dev_info(&a->pdev->dev, "devlink reload done in %lld us: admin %s, LLQ entries of %u bytes\n",
 		 ktime_us_delta(ktime_get(), t0),
 		 a->admin_irq ? "interrupt" : "polling", a->llq.entry_size);

@@ -17,8 +17,8 @@
 # takes several short ones; the driverinit admin_irq applies only at
 # `devlink dev reload`, which keeps the interface and its settings (RSS
 # key and table, coalescing, channels, rings, MTU) and passes traffic;
-# a reload while down stays down (and applies large_llq_header); devlink
-# counts the reloads.
+# a reload while down stays down (and applies large_llq_header); one
+# while a reset is pending is refused; devlink counts the reloads.
 # The stock driver has no devlink: skipped, with the reason.
 . "$(dirname "$0")/ena_lib.sh"
 
@@ -31,7 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-NCASES=20
+NCASES=21
 ktap_header $NCASES
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r), $(devlink -V 2>&1)"
@@ -220,6 +220,7 @@ devlink health set "$DL" reporter device grace_period 0
 ktap_diag "reporters at the end: $(devlink health show | tr -s '\n ' ' ')"
 
 # --- parameters and reload -------------------------------------------------
+T_DL=$SECONDS
 # dlp NAME: a parameter's value (its only cmode); dlset NAME VALUE CMODE
 dlp() { devlink dev param show "$DL" name "$1" | awk '$1 == "cmode" { print $4; exit }'; }
 dlset() { devlink dev param set "$DL" name "$1" value "$2" cmode "$3"; }
@@ -242,7 +243,9 @@ expect_values() {
 }
 defaults_check() {
 	local names
-	names=$(devlink dev param show "$DL" | awk '$1 == "name" { print $2 }' | sort | paste -sd' ')
+	# iproute2 shows a device's parameters one by one, or all devices'
+	names=$(devlink dev param show | awk -v d="$DL:" '/^[^ ]/ { c = $1 == d }
+		c && $1 == "name" { print $2 }' | sort | paste -sd' ')
 	echo "parameters: $names"
 	[ "$names" = "admin_irq admin_poll_first_us admin_poll_max_us admin_poll_mode admin_poll_spin_us admin_poll_step_us large_llq_header open_async" ] ||
 		{ echo "unexpected parameter list"; return 1; }
@@ -298,6 +301,7 @@ driverinit_check() {
 	irq1=$(astat admin_cmds_irq)
 	grep -q 'admin_completion_mode interrupt' "$DBG/poll" && [ "$irq1" -gt "$irq0" ] ||
 		{ echo "admin_irq false applied before the reload (irq cmds $irq0 -> $irq1)"; return 1; }
+	echo "admin_irq shows $(dlp admin_irq) before the reload"
 	timed devlink dev reload "$DL" action driver_reinit || return 1
 	expect_values admin_irq=false || return 1
 	grep -q 'admin_completion_mode polling' "$DBG/poll" || { echo "debugfs: $(grep completion "$DBG/poll")"; return 1; }
@@ -392,28 +396,54 @@ reload_down_check() {
 }
 ktap_check "reload while down stays down and applies large_llq_header; back up by a reload while up" reload_down_check
 
-# reload_count: devlink's count of driver_reinit reloads (devlink -s)
+# reload_busy_check: while a fault is parked (auto_recover false) a reset
+# is pending, and a reload is refused with EBUSY and the driver's message;
+# devlink health recover then brings the device back
+reload_busy_check() {
+	local e0 r1 out rc=0
+	devlink health set "$DL" reporter device auto_recover false || return 1
+	e0=$(rep_field device error)
+	inject fatal
+	wait_errors device "$e0" && wait_no_carrier "$A" 10 || rc=1
+	if [ $rc = 0 ] && out=$(devlink dev reload "$DL" action driver_reinit 2>&1); then
+		echo "reload accepted while a reset is pending"; rc=1
+	elif [ $rc = 0 ]; then
+		echo "reload: $out" | tr '\n' ' '; echo
+		grep -qF "a device reset is pending: reload after it" <<< "$out" &&
+			grep -q "Device or resource busy" <<< "$out" || { echo "not EBUSY with the message"; rc=1; }
+	fi
+	devlink health set "$DL" reporter device auto_recover true
+	r1=$(model_get ena0 stat-resets)
+	devlink health recover "$DL" reporter device || return 1
+	wait_model_reset "$r1" 10 && ping_within 15 && return $rc
+}
+ktap_check "reload refused (EBUSY, message) while a fault is parked; devlink health recover, ping" timed reload_busy_check
+
+# reload_count: devlink's count of driver_reinit reloads (`devlink -s dev
+# show`: every number under a driver_reinit key, remote reloads left out)
 reload_count() {
-	devlink -s -j dev show "$DL" | dlpy '
+	local j
+	j=$(devlink -s -j dev show "$DL") || return 1
+	echo "devlink -s dev show: $j" >&2
+	dlpy '
 def walk(o, inside=False):
-    n = 0
+    if isinstance(o, bool): return 0
+    if isinstance(o, int): return o if inside else 0
     if isinstance(o, dict):
-        for k, v in o.items():
-            if k == "remote_reload_stats": continue
-            if inside and k == "value" and isinstance(v, int): n += v
-            n += walk(v, inside or k == "driver_reinit")
-    elif isinstance(o, list):
-        for v in o: n += walk(v, inside)
-    return n
-print(walk(json.load(sys.stdin)))'
+        return sum(walk(v, inside or k == "driver_reinit")
+                   for k, v in o.items() if not k.startswith("remote"))
+    if isinstance(o, list): return sum(walk(v, inside) for v in o)
+    return 0
+print(walk(json.loads(sys.argv[1])))' "$j"
 }
 count_check() {
 	local n
 	n=$(reload_count)
-	echo "devlink -s dev show: driver_reinit reloads $n"
+	echo "driver_reinit reloads: $n"
 	[ "$n" = 4 ]
 }
 ktap_check "devlink counts the 4 reloads (driver_reinit)" count_check
+ktap_diag "parameter and reload cases: $((SECONDS - T_DL)) s"
 
 pair_teardown
 ktap_check "module unloads" ena_rmmod
