@@ -18,7 +18,8 @@
 # `devlink dev reload`, which keeps the interface and its settings (RSS
 # key and table, coalescing, channels, rings, MTU) and passes traffic;
 # a reload while down stays down (and applies large_llq_header); one
-# while a reset is pending is refused; devlink counts the reloads.
+# while a reset is pending is refused; devlink counts the reloads.  The
+# module parameters, deprecated aliases, still set the starting values.
 # The stock driver has no devlink: skipped, with the reason.
 . "$(dirname "$0")/ena_lib.sh"
 
@@ -31,7 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-NCASES=21
+NCASES=22
 ktap_header $NCASES
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r), $(devlink -V 2>&1)"
@@ -447,5 +448,20 @@ ktap_diag "parameter and reload cases: $((SECONDS - T_DL)) s"
 
 pair_teardown
 ktap_check "module unloads" ena_rmmod
+
+# alias_check: the deprecated module parameters still set each device's
+# starting values, and the load logs one line naming them
+alias_check() {
+	local d1 n
+	d1=$(dmesg_lines)
+	ena_load admin_poll=fixed admin_poll_spin_us=50 open_async=1 && ena_wait_ifaces 2 || return 1
+	DL=pci/$(ena_bdf "$(ena_ifaces | head -1)")
+	expect_values admin_poll_mode=fixed admin_poll_first_us=5000 admin_poll_spin_us=50 \
+		open_async=true admin_irq=true || return 1
+	n=$(dmesg | tail -n +"$d1" | grep -c 'module parameters admin_poll\* open_async are deprecated')
+	echo "deprecation lines: $n"
+	[ "$n" = 1 ] && ena_rmmod
+}
+ktap_check "deprecated module parameters set the devlink parameters at probe, one log line" alias_check
 ktap_check "no kernel warnings" dmesg_clean "$d0"
 ktap_finish
