@@ -535,4 +535,54 @@ ena_compat_reporter_create(struct devlink *dl,
 #define ENA_PM_OPS_STATIC	static
 #endif
 
+/*
+ * devlink parameters and reload (ena_devlink.c).  A separate block: the
+ * probes are at the end of drivers/net/ethernet/ena/Kbuild.
+ */
+#include <net/devlink.h>
+
+/**
+ * ena_dl_init_value_set() - a driverinit parameter's value, set by the driver
+ * @dl: devlink instance, not registered yet (probe)
+ * @id: parameter id
+ * @val: value
+ *
+ * 6.3 renamed devlink_param_driverinit_value_set() to the devl_ form,
+ * which wants the instance lock.
+ */
+static inline void ena_dl_init_value_set(struct devlink *dl, u32 id,
+					 union devlink_param_value val)
+{
+#ifdef ENA_HAVE_DEVL_PARAM_DRIVERINIT
+	devl_lock(dl);
+	devl_param_driverinit_value_set(dl, id, val);
+	devl_unlock(dl);
+#else
+	devlink_param_driverinit_value_set(dl, id, val);
+#endif
+}
+
+/* a driverinit parameter's value (reload_up: the instance lock is held) */
+static inline int ena_dl_init_value_get(struct devlink *dl, u32 id,
+					union devlink_param_value *val)
+{
+#ifdef ENA_HAVE_DEVL_PARAM_DRIVERINIT
+	return devl_param_driverinit_value_get(dl, id, val);
+#else
+	return devlink_param_driverinit_value_get(dl, id, val);
+#endif
+}
+
+/*
+ * Before 6.3 `devlink dev reload` is refused unless the driver sets the
+ * reload feature (devlink_set_features(), before devlink_register());
+ * from 6.3 on the reload ops alone enable it.
+ */
+static inline void ena_dl_enable_reload(struct devlink *dl)
+{
+#ifdef ENA_HAVE_DEVLINK_SET_FEATURES
+	devlink_set_features(dl, DEVLINK_F_RELOAD);
+#endif
+}
+
 #endif /* _ENA_COMPAT_H_ */

@@ -503,6 +503,15 @@ struct ena_adapter {
 	u32 rx_ring_size;
 	u32 rx_copybreak;	/* bytes; read by NAPI with READ_ONCE */
 	enum ena_llq_large llq_large;	/* under RTNL */
+	/*
+	 * devlink parameters (ena_devlink.c) kept here: @admin_irq changes
+	 * at reload only (under RTNL), @open_async at any time (read once
+	 * per open); @llq_large_dl is the large_llq_header value the last
+	 * probe or reload applied.
+	 */
+	bool admin_irq;
+	bool open_async;
+	bool llq_large_dl;
 	struct bpf_prog *xdp_prog;	/* attached program (one reference), RTNL */
 	struct ena_qp *qps;			/* [max_queues] */
 	struct ena_queue_stats *qstats;		/* [max_queues] */
@@ -587,6 +596,7 @@ int ena_admin_alloc(struct ena_adapter *a);
 void ena_admin_program(struct ena_adapter *a);
 void ena_admin_free(struct ena_adapter *a);
 void ena_admin_irq_mode(struct ena_adapter *a, bool on);
+bool ena_param_admin_irq(void);
 void ena_admin_irq(struct ena_adapter *a);
 int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 			struct ena_acq_resp *resp, int *rcs, unsigned int n);
@@ -745,6 +755,7 @@ void ena_up_init(struct ena_adapter *a);
 void ena_down(struct ena_adapter *a);
 int ena_set_channels_live(struct ena_adapter *a, u32 new_count);
 int ena_set_llq_large(struct ena_adapter *a, bool large, u32 tx, u32 rx);
+bool ena_param_open_async(void);
 int ena_set_rings_live(struct ena_adapter *a, u32 tx, u32 rx,
 		       struct netlink_ext_ack *extack);
 int ena_rings_rebuild(struct ena_adapter *a, u32 tx, u32 rx, bool xdp,
@@ -772,6 +783,8 @@ void ena_reset_schedule(struct ena_adapter *a, enum ena_reset_reason reason,
 void ena_reset_retry(struct ena_adapter *a);
 int ena_reset_run(struct ena_adapter *a, bool only_pending);
 void ena_reset_park(struct ena_adapter *a);
+int ena_reload(struct ena_adapter *a, bool admin_irq, int llq_large,
+	       struct netlink_ext_ack *extack);
 
 /* ena_devlink.c: devlink instance, info and health reporters */
 int ena_devlink_alloc(struct ena_adapter *a);
@@ -782,6 +795,9 @@ void ena_devlink_register(struct ena_adapter *a);
 void ena_devlink_unregister(struct ena_adapter *a);
 void ena_devlink_report_work(struct work_struct *w);
 void ena_devlink_recovered(struct ena_adapter *a);
+int ena_devlink_params_register(struct ena_adapter *a);
+void ena_devlink_params_unregister(struct ena_adapter *a);
+void ena_params_deprecation_note(void);
 enum ena_reporter ena_reason_reporter(enum ena_reset_reason reason);
 
 /* ena_stats.c: the one list of counters, for ethtool -S and debugfs */

@@ -11,10 +11,17 @@
 
 #include "ena.h"
 
+/* deprecated alias of the devlink parameter admin_irq (ena_devlink.c) */
 static bool admin_irq = true;
 module_param(admin_irq, bool, 0444);
 MODULE_PARM_DESC(admin_irq,
-		 "Serve admin completions by the management interrupt once probe is done (default 1; 0 = always poll)");
+		 "Deprecated, use devlink param admin_irq. Serve admin completions by the management interrupt once probe is done (default 1; 0 = always poll)");
+
+/* the module parameter: every device's admin_irq at probe */
+bool ena_param_admin_irq(void)
+{
+	return admin_irq;
+}
 
 void ena_set_dma_addr(struct ena_dma_addr *d, dma_addr_t addr)
 {
@@ -484,13 +491,14 @@ static int ena_aq_status_to_errno(u8 status)
  *
  * The device initialisation of probe and reset polls (the fast linear
  * policy of ena_poll.c); once the management vector is live, commands take
- * that interrupt instead, so a slow command costs no wakeups.  Takes the
+ * that interrupt instead, so a slow command costs no wakeups, unless the
+ * devlink parameter admin_irq is off (applied at reload).  Takes the
  * admin lock: no command is in flight across the switch.
  */
 void ena_admin_irq_mode(struct ena_adapter *a, bool on)
 {
 	mutex_lock(&a->aq.lock);
-	if (on && admin_irq)
+	if (on && a->admin_irq)
 		set_bit(ENA_F_ADMIN_IRQ, &a->flags);
 	else
 		clear_bit(ENA_F_ADMIN_IRQ, &a->flags);

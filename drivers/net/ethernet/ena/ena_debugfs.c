@@ -50,11 +50,13 @@ static int ena_poll_show(struct seq_file *s, void *unused)
 {
 	struct ena_adapter *a = s->private;
 	const struct ena_poll *p = &a->poll;
+	struct ena_poll_cfg c;
 	int k;
 
+	ena_poll_cfg_get(&a->poll, &c);
 	seq_printf(s, "policy %s\nfirst_us %u\nstep_us %u\nmax_us %u\nspin_us %u\n",
-		   ena_poll_mode_name(p), p->first_us, p->step_us, p->max_us,
-		   p->spin_us);
+		   ena_poll_mode_name(c.mode), c.first_us, c.step_us, c.max_us,
+		   c.spin_us);
 	seq_printf(s, "admin_timeout_us %u\nreset_timeout_us %u\n",
 		   a->aq.timeout_us, a->reset_timeout_us);
 	seq_printf(s, "admin_completion_mode %s\n",

@@ -31,12 +31,24 @@
  * instance lock alone (an in-flight `devlink health recover` ends
  * first).  A reset scheduled after that runs directly, without devlink,
  * until ena_health_stop() forbids resets.
+ *
+ * Parameters (`devlink dev param`), all driver-specific (no generic one
+ * means any of these): the admin wait policy admin_poll_{mode,first_us,
+ * step_us,max_us,spin_us} and open_async are runtime parameters, read by
+ * the next admin wait or open; admin_irq and large_llq_header are
+ * driverinit parameters, applied by `devlink dev reload` (action
+ * driver_reinit).  Each starts from the module parameter of the same
+ * meaning, read at probe (those are deprecated aliases).  The devlink
+ * core holds the instance lock around every get, set and validate, and
+ * around reload_down and reload_up; the reload takes RTNL inside it,
+ * following the lock order above, and never report_lock.
  */
 #include <linux/bitfield.h>
 #include <linux/rtnetlink.h>
 #include <net/devlink.h>
 
 #include "ena.h"
+#include "ena_compat.h"
 
 /* the context of one report, given to the dump and recover ops */
 struct ena_report_ctx {
@@ -53,6 +65,18 @@ static struct ena_adapter *ena_devlink_adapter(struct devlink *dl)
 {
 	return ((struct ena_devlink_priv *)devlink_priv(dl))->adapter;
 }
+
+enum ena_devlink_param_id {
+	ENA_DL_PARAM_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
+	ENA_DL_PARAM_POLL_MODE,
+	ENA_DL_PARAM_POLL_FIRST_US,
+	ENA_DL_PARAM_POLL_STEP_US,
+	ENA_DL_PARAM_POLL_MAX_US,
+	ENA_DL_PARAM_POLL_SPIN_US,
+	ENA_DL_PARAM_ADMIN_IRQ,
+	ENA_DL_PARAM_OPEN_ASYNC,
+	ENA_DL_PARAM_LARGE_LLQ,
+};
 
 static const char * const ena_reason_names[] = {
 	[ENA_RESET_NORMAL]		= "normal",
@@ -160,8 +184,71 @@ static int ena_devlink_info_get(struct devlink *dl, struct devlink_info_req *req
 	return devlink_info_version_running_put(req, "driver", buf);
 }
 
+static int ena_devlink_reload_down(struct devlink *dl, bool netns_change,
+				   enum devlink_reload_action action,
+				   enum devlink_reload_limit limit,
+				   struct netlink_ext_ack *extack)
+{
+	struct ena_adapter *a = ena_devlink_adapter(dl);
+
+	if (netns_change) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "reload into another network namespace is not supported");
+		return -EOPNOTSUPP;
+	}
+	if (action != DEVLINK_RELOAD_ACTION_DRIVER_REINIT)
+		return -EOPNOTSUPP;
+	/* checked again under RTNL by ena_reload(); refused early here */
+	if (test_bit(ENA_F_RESET_PENDING, &a->flags)) {
+		NL_SET_ERR_MSG_MOD(extack, "a device reset is pending: reload after it");
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/**
+ * ena_devlink_reload_up() - `devlink dev reload` (driver_reinit)
+ * @dl: devlink instance; the core holds its lock
+ * @action: DEVLINK_RELOAD_ACTION_DRIVER_REINIT
+ * @limit: DEVLINK_RELOAD_LIMIT_UNSPEC (no other limit is offered)
+ * @actions_performed: set to driver_reinit on success
+ * @extack: for the error message
+ *
+ * All the work is done here, under one RTNL section (ena_reload()), and
+ * none in reload_down: between the two the interface would be reachable
+ * by userspace with the device half torn down.  large_llq_header is
+ * applied only if it changed since the last probe or reload, so that a
+ * reload keeps an entry size set by ethtool's tx-push-buf-len since.
+ *
+ * Return: 0 or the errno of ena_reload().
+ */
+static int ena_devlink_reload_up(struct devlink *dl,
+				 enum devlink_reload_action action,
+				 enum devlink_reload_limit limit,
+				 u32 *actions_performed,
+				 struct netlink_ext_ack *extack)
+{
+	struct ena_adapter *a = ena_devlink_adapter(dl);
+	union devlink_param_value irq, llq;
+	int rc;
+
+	rc = ena_dl_init_value_get(dl, ENA_DL_PARAM_ADMIN_IRQ, &irq);
+	if (!rc)
+		rc = ena_dl_init_value_get(dl, ENA_DL_PARAM_LARGE_LLQ, &llq);
+	if (rc)
+		return rc;
+	rc = ena_reload(a, irq.vbool,
+			llq.vbool == a->llq_large_dl ? -1 : llq.vbool, extack);
+	if (!rc)
+		*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
+	return rc;
+}
+
 static const struct devlink_ops ena_devlink_ops = {
 	.info_get	= ena_devlink_info_get,
+	.reload_actions	= BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT),
+	.reload_down	= ena_devlink_reload_down,
+	.reload_up	= ena_devlink_reload_up,
 };
 
 /*
@@ -531,6 +618,9 @@ void ena_devlink_recovered(struct ena_adapter *a)
  * ena_devlink_alloc() - the devlink instance, for the adapter's lifetime
  * @a: adapter
  *
+ * Also the values of the parameters admin_irq and open_async, which the
+ * device's initialisation and open read before devlink is registered.
+ *
  * Return: 0 or -ENOMEM.
  */
 int ena_devlink_alloc(struct ena_adapter *a)
@@ -542,6 +632,9 @@ int ena_devlink_alloc(struct ena_adapter *a)
 		return -ENOMEM;
 	p = devlink_priv(a->devlink);
 	p->adapter = a;
+	/* the parameters' per-device values, from the module parameters */
+	a->admin_irq = ena_param_admin_irq();
+	a->open_async = ena_param_open_async();
 	return 0;
 }
 
@@ -591,6 +684,7 @@ void ena_devlink_reporters_destroy(struct ena_adapter *a)
  */
 void ena_devlink_register(struct ena_adapter *a)
 {
+	ena_dl_enable_reload(a->devlink);
 	devlink_register(a->devlink);
 	mutex_lock(&a->report_lock);
 	a->devlink_live = true;
@@ -611,4 +705,265 @@ void ena_devlink_unregister(struct ena_adapter *a)
 	a->devlink_live = false;
 	mutex_unlock(&a->report_lock);
 	devlink_unregister(a->devlink);
+}
+
+/* runtime parameters: the admin wait policy and open_async */
+static int ena_dl_param_get(struct devlink *dl, u32 id,
+			    struct devlink_param_gset_ctx *ctx)
+{
+	struct ena_adapter *a = ena_devlink_adapter(dl);
+	struct ena_poll_cfg c;
+
+	ena_poll_cfg_get(&a->poll, &c);
+	switch (id) {
+	case ENA_DL_PARAM_POLL_MODE:
+		strscpy(ctx->val.vstr, ena_poll_mode_name(c.mode),
+			sizeof(ctx->val.vstr));
+		break;
+	case ENA_DL_PARAM_POLL_FIRST_US:
+		ctx->val.vu32 = c.first_us;
+		break;
+	case ENA_DL_PARAM_POLL_STEP_US:
+		ctx->val.vu32 = c.step_us;
+		break;
+	case ENA_DL_PARAM_POLL_MAX_US:
+		ctx->val.vu32 = c.max_us;
+		break;
+	case ENA_DL_PARAM_POLL_SPIN_US:
+		ctx->val.vu32 = c.spin_us;
+		break;
+	case ENA_DL_PARAM_OPEN_ASYNC:
+		ctx->val.vbool = READ_ONCE(a->open_async);
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/*
+ * The value was validated (ena_dl_param_validate(), under the same
+ * instance lock): a wait that runs keeps the policy it started with, the
+ * next one uses the new value; the next open reads open_async.
+ */
+static int ena_dl_param_apply(struct devlink *dl, u32 id,
+			      struct devlink_param_gset_ctx *ctx)
+{
+	struct ena_adapter *a = ena_devlink_adapter(dl);
+	struct ena_poll_cfg c;
+
+	if (id == ENA_DL_PARAM_OPEN_ASYNC) {
+		WRITE_ONCE(a->open_async, ctx->val.vbool);
+		return 0;
+	}
+	ena_poll_cfg_get(&a->poll, &c);
+	switch (id) {
+	case ENA_DL_PARAM_POLL_MODE:
+		c.mode = ena_poll_mode_parse(ctx->val.vstr);
+		break;
+	case ENA_DL_PARAM_POLL_FIRST_US:
+		c.first_us = ctx->val.vu32;
+		break;
+	case ENA_DL_PARAM_POLL_STEP_US:
+		c.step_us = ctx->val.vu32;
+		break;
+	case ENA_DL_PARAM_POLL_MAX_US:
+		c.max_us = ctx->val.vu32;
+		break;
+	case ENA_DL_PARAM_POLL_SPIN_US:
+		c.spin_us = ctx->val.vu32;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	ena_poll_cfg_set(&a->poll, &c);
+	return 0;
+}
+
+/* 6.8 gave the set op an extack; validation has one in every version */
+#ifdef ENA_HAVE_DL_PARAM_SET_EXTACK
+static int ena_dl_param_set(struct devlink *dl, u32 id,
+			    struct devlink_param_gset_ctx *ctx,
+			    struct netlink_ext_ack *extack)
+#else
+static int ena_dl_param_set(struct devlink *dl, u32 id,
+			    struct devlink_param_gset_ctx *ctx)
+#endif
+{
+	return ena_dl_param_apply(dl, id, ctx);
+}
+
+/* a sleep of the policy: 1 us up to ENA_POLL_SLEEP_MAX_US */
+static int ena_dl_check_sleep(u32 us, struct netlink_ext_ack *extack)
+{
+	BUILD_BUG_ON(ENA_POLL_SLEEP_MAX_US != 100000);
+	if (!us || us > ENA_POLL_SLEEP_MAX_US) {
+		NL_SET_ERR_MSG_MOD(extack, "sleep out of range 1..100000 us");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * ena_dl_poll_validate() - check a new value of the wait policy
+ * @dl: devlink instance
+ * @id: parameter
+ * @val: its new value
+ * @extack: the reason of a refusal
+ *
+ * Against the other parameters in force: "linear" and "exp" need
+ * first_us <= max_us ("fixed" sleeps first_us each time and has no cap),
+ * so a policy is changed in an order that keeps it valid at every step
+ * (to fixed 5000: mode first, then first_us; back: first_us, then mode).
+ * The step is never 0 (linear would never grow: that is "fixed").
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int ena_dl_poll_validate(struct devlink *dl, u32 id,
+				union devlink_param_value val,
+				struct netlink_ext_ack *extack)
+{
+	struct ena_adapter *a = ena_devlink_adapter(dl);
+	struct ena_poll_cfg c;
+	int mode;
+
+	ena_poll_cfg_get(&a->poll, &c);
+	switch (id) {
+	case ENA_DL_PARAM_POLL_MODE:
+		mode = ena_poll_mode_parse(val.vstr);
+		if (mode < 0) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "unknown admin_poll_mode: use linear, fixed or exp");
+			return -EINVAL;
+		}
+		c.mode = mode;
+		break;
+	case ENA_DL_PARAM_POLL_FIRST_US:
+		if (ena_dl_check_sleep(val.vu32, extack))
+			return -EINVAL;
+		c.first_us = val.vu32;
+		break;
+	case ENA_DL_PARAM_POLL_STEP_US:
+		if (!val.vu32) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "admin_poll_step_us 0: linear sleeps would not grow");
+			return -EINVAL;
+		}
+		return ena_dl_check_sleep(val.vu32, extack);
+	case ENA_DL_PARAM_POLL_MAX_US:
+		if (ena_dl_check_sleep(val.vu32, extack))
+			return -EINVAL;
+		c.max_us = val.vu32;
+		break;
+	case ENA_DL_PARAM_POLL_SPIN_US:
+		BUILD_BUG_ON(ENA_POLL_SPIN_MAX_US != 200);
+		if (val.vu32 > ENA_POLL_SPIN_MAX_US) {
+			NL_SET_ERR_MSG_MOD(extack, "admin_poll_spin_us above 200");
+			return -EINVAL;
+		}
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (c.mode != ENA_POLL_FIXED && c.first_us > c.max_us) {
+		NL_SET_ERR_MSG_MOD(extack, "admin_poll_first_us above admin_poll_max_us");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ena_dl_llq_validate(struct devlink *dl, u32 id,
+			       union devlink_param_value val,
+			       struct netlink_ext_ack *extack)
+{
+	struct ena_adapter *a = ena_devlink_adapter(dl);
+
+	if (val.vbool && !(a->llq.enabled && a->llq.large_ok)) {
+		NL_SET_ERR_MSG_MOD(extack, "the device offers no 256-byte LLQ entries");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+#define ENA_DL_RUNTIME(id, name, type, validate)			\
+	DEVLINK_PARAM_DRIVER(id, name, DEVLINK_PARAM_TYPE_##type,	\
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),		\
+			     ena_dl_param_get, ena_dl_param_set, validate)
+#define ENA_DL_DRIVERINIT(id, name, validate)				\
+	DEVLINK_PARAM_DRIVER(id, name, DEVLINK_PARAM_TYPE_BOOL,	\
+			     BIT(DEVLINK_PARAM_CMODE_DRIVERINIT),	\
+			     NULL, NULL, validate)
+
+static const struct devlink_param ena_devlink_params[] = {
+	ENA_DL_RUNTIME(ENA_DL_PARAM_POLL_MODE, "admin_poll_mode", STRING,
+		       ena_dl_poll_validate),
+	ENA_DL_RUNTIME(ENA_DL_PARAM_POLL_FIRST_US, "admin_poll_first_us", U32,
+		       ena_dl_poll_validate),
+	ENA_DL_RUNTIME(ENA_DL_PARAM_POLL_STEP_US, "admin_poll_step_us", U32,
+		       ena_dl_poll_validate),
+	ENA_DL_RUNTIME(ENA_DL_PARAM_POLL_MAX_US, "admin_poll_max_us", U32,
+		       ena_dl_poll_validate),
+	ENA_DL_RUNTIME(ENA_DL_PARAM_POLL_SPIN_US, "admin_poll_spin_us", U32,
+		       ena_dl_poll_validate),
+	ENA_DL_DRIVERINIT(ENA_DL_PARAM_ADMIN_IRQ, "admin_irq", NULL),
+	ENA_DL_RUNTIME(ENA_DL_PARAM_OPEN_ASYNC, "open_async", BOOL, NULL),
+	ENA_DL_DRIVERINIT(ENA_DL_PARAM_LARGE_LLQ, "large_llq_header",
+			  ena_dl_llq_validate),
+};
+
+/**
+ * ena_devlink_params_register() - the parameters, before devlink_register()
+ * @a: adapter; the device is initialised (the LLQ entry size is known)
+ *
+ * The driverinit parameters start at what probe applied: admin_irq from
+ * its module parameter, large_llq_header from the entry size probe chose
+ * (the device's recommendation).
+ *
+ * Return: 0 or the errno of the registration.
+ */
+int ena_devlink_params_register(struct ena_adapter *a)
+{
+	union devlink_param_value v;
+	int rc;
+
+	rc = devlink_params_register(a->devlink, ena_devlink_params,
+				     ARRAY_SIZE(ena_devlink_params));
+	if (rc)
+		return rc;
+	v.vbool = a->admin_irq;
+	ena_dl_init_value_set(a->devlink, ENA_DL_PARAM_ADMIN_IRQ, v);
+	a->llq_large_dl = a->llq.enabled &&
+			  a->llq.entry_size == ENA_LLQ_LARGE_ENTRY;
+	v.vbool = a->llq_large_dl;
+	ena_dl_init_value_set(a->devlink, ENA_DL_PARAM_LARGE_LLQ, v);
+	return 0;
+}
+
+void ena_devlink_params_unregister(struct ena_adapter *a)
+{
+	devlink_params_unregister(a->devlink, ena_devlink_params,
+				  ARRAY_SIZE(ena_devlink_params));
+}
+
+/**
+ * ena_params_deprecation_note() - one line at module load naming the
+ * deprecated module parameters that are set
+ *
+ * probe_parallel is no alias (it orders the probes of all devices, before
+ * any devlink instance exists) and is not named.
+ */
+void ena_params_deprecation_note(void)
+{
+	char buf[96];
+	int n = 0;
+
+	if (ena_poll_params_changed())
+		n += scnprintf(buf + n, sizeof(buf) - n, " admin_poll*");
+	if (!ena_param_admin_irq())
+		n += scnprintf(buf + n, sizeof(buf) - n, " admin_irq");
+	if (ena_param_open_async())
+		n += scnprintf(buf + n, sizeof(buf) - n, " open_async");
+	if (n)
+		pr_warn("%s: module parameters%s are deprecated: they set each device's devlink parameters at probe (devlink dev param set)\n",
+			ENA_DRV_NAME, buf);
 }

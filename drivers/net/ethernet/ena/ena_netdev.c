@@ -11,9 +11,10 @@
  * fully: either here, or - while a reset is pending - by the reset work,
  * which restores the state ENA_F_WANT_UP records.
  *
- * With open_async=1 an open allocates the queues under RTNL and returns; a
- * work item starts them on the device (ena_up_work()), so RTNL is free for
- * the next interface during the admin round trips.  That work takes no RTNL, and
+ * With open_async on (a devlink parameter) an open allocates the queues
+ * under RTNL and returns; a work item starts them on the device
+ * (ena_up_work()), so RTNL is free for the next interface during the admin
+ * round trips.  That work takes no RTNL, and
  * everything under RTNL that touches the queues waits for it first
  * (ena_up_wait()).  The carrier comes on when the queues run.
  */
@@ -28,10 +29,17 @@ static void ena_qp_set_slots(struct ena_adapter *a, struct ena_qp *qp)
 					    ENA_TX_MAX_DESCS;
 }
 
+/* deprecated alias of the devlink parameter open_async (ena_devlink.c) */
 static bool open_async;
 module_param(open_async, bool, 0444);
 MODULE_PARM_DESC(open_async,
-		 "ndo_open allocates the queues and a work item starts them, the carrier coming on when they run, so RTNL is held about half as long (default: ndo_open starts them and fails with their error, as in-tree)");
+		 "Deprecated, use devlink param open_async. ndo_open allocates the queues and a work item starts them, the carrier coming on when they run, so RTNL is held about half as long (default: ndo_open starts them and fails with their error, as in-tree)");
+
+/* the module parameter: every device's open_async at probe */
+bool ena_param_open_async(void)
+{
+	return open_async;
+}
 
 /*
  * What netdev netlink reports: the NAPI of each pair serves its RX and TX
@@ -291,7 +299,7 @@ static int ena_open(struct net_device *nd)
 	int rc;
 
 	set_bit(ENA_F_WANT_UP, &a->flags);
-	if (!open_async) {
+	if (!READ_ONCE(a->open_async)) {
 		rc = ena_up(a);
 	} else {
 		rc = ena_up_prepare(a);

@@ -301,6 +301,9 @@ static int ena_probe_dev(struct pci_dev *pdev)
 	rc = ena_devlink_reporters_create(a);
 	if (rc)
 		goto err_rss;
+	rc = ena_devlink_params_register(a);
+	if (rc)
+		goto err_reporters;
 
 	ena_debugfs_add(a);
 	ena_health_start(a);
@@ -337,6 +340,8 @@ static int ena_probe_dev(struct pci_dev *pdev)
 err_health:
 	ena_health_stop(a);
 	ena_debugfs_remove(a);
+	ena_devlink_params_unregister(a);
+err_reporters:
 	ena_devlink_reporters_destroy(a);
 err_rss:
 	ena_rss_free(a);
@@ -400,6 +405,7 @@ static void ena_remove(struct pci_dev *pdev)
 	ena_mgmt_quiesce(a);
 	unregister_netdev(nd);
 	ena_debugfs_remove(a);
+	ena_devlink_params_unregister(a);
 	ena_devlink_reporters_destroy(a);
 	ena_rss_free(a);
 	free_irq(pci_irq_vector(pdev, ENA_MGMT_VECTOR), a);
@@ -546,6 +552,7 @@ static int __init ena_init(void)
 {
 	int rc;
 
+	ena_params_deprecation_note();
 	ena_debugfs_module_init();
 	ena_order_init(&ena_pci_driver);
 	rc = pci_register_driver(&ena_pci_driver);

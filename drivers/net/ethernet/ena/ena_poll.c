@@ -14,30 +14,34 @@
 
 #include "ena_poll.h"
 
+/*
+ * The module parameters are deprecated aliases of the devlink parameters
+ * admin_poll_* (ena_devlink.c): they set every device's policy at probe.
+ */
 static char *admin_poll = "linear";
 module_param(admin_poll, charp, 0444);
 MODULE_PARM_DESC(admin_poll,
-		 "Device wait policy: linear (default), fixed or exp");
+		 "Deprecated, use devlink param admin_poll_mode. Device wait policy: linear (default), fixed or exp");
 
 static uint admin_poll_us;
 module_param(admin_poll_us, uint, 0444);
 MODULE_PARM_DESC(admin_poll_us,
-		 "First sleep in us (the only one for 'fixed'); 0 = policy default (linear 10, fixed 5000, exp 100)");
+		 "Deprecated, use devlink param admin_poll_first_us. First sleep in us (the only one for 'fixed'); 0 = policy default (linear 10, fixed 5000, exp 100)");
 
 static uint admin_poll_step_us;
 module_param(admin_poll_step_us, uint, 0444);
 MODULE_PARM_DESC(admin_poll_step_us,
-		 "Linear growth per wakeup in us; 0 = default 10");
+		 "Deprecated, use devlink param admin_poll_step_us. Linear growth per wakeup in us; 0 = default 10");
 
 static uint admin_poll_max_us;
 module_param(admin_poll_max_us, uint, 0444);
 MODULE_PARM_DESC(admin_poll_max_us,
-		 "Longest single sleep in us; 0 = policy default (linear 1000, exp 5000)");
+		 "Deprecated, use devlink param admin_poll_max_us. Longest single sleep in us; 0 = policy default (linear 1000, exp 5000)");
 
 static uint admin_poll_spin_us = ENA_POLL_SPIN_DEFAULT_US;
 module_param(admin_poll_spin_us, uint, 0444);
 MODULE_PARM_DESC(admin_poll_spin_us,
-		 "Admin waits: busy-poll this many us before the first sleep (default 100, 0 = none, at most 200)");
+		 "Deprecated, use devlink param admin_poll_spin_us. Admin waits: busy-poll this many us before the first sleep (default 100, 0 = none, at most 200)");
 
 static const char * const ena_poll_mode_names[] = {
 	[ENA_POLL_LINEAR] = "linear",
@@ -51,9 +55,9 @@ static const char * const ena_wait_kind_names[] = {
 	[ENA_WAIT_MMIO] = "mmio",
 };
 
-const char *ena_poll_mode_name(const struct ena_poll *p)
+const char *ena_poll_mode_name(enum ena_poll_mode mode)
 {
-	return ena_poll_mode_names[p->mode];
+	return ena_poll_mode_names[mode];
 }
 
 const char *ena_wait_kind_name(enum ena_wait_kind kind)
@@ -62,45 +66,95 @@ const char *ena_wait_kind_name(enum ena_wait_kind kind)
 }
 
 /**
- * ena_poll_init() - snapshot the module parameters into a device's policy
+ * ena_poll_mode_parse() - a policy's name to its mode
+ * @name: "linear", "fixed" or "exp" (a trailing newline is ignored)
+ *
+ * Return: the enum ena_poll_mode, or -EINVAL.
+ */
+int ena_poll_mode_parse(const char *name)
+{
+	return sysfs_match_string(ena_poll_mode_names, name);
+}
+
+/* true when any admin_poll* module parameter is not at its default */
+bool ena_poll_params_changed(void)
+{
+	return !sysfs_streq(admin_poll, "linear") || admin_poll_us ||
+	       admin_poll_step_us || admin_poll_max_us ||
+	       admin_poll_spin_us != ENA_POLL_SPIN_DEFAULT_US;
+}
+
+/**
+ * ena_poll_init() - a device's policy, from the module parameters
  * @p: policy and counters of one device
  * @dev: device named in log lines
  *
- * An unknown policy name falls back to "linear" with a warning.
+ * The policy's defaults, overridden by the module parameters that are
+ * set; devlink changes it later (ena_poll_cfg_set()).  An unknown policy
+ * name falls back to "linear" with a warning.
  */
 void ena_poll_init(struct ena_poll *p, struct device *dev)
 {
+	struct ena_poll_cfg *c = &p->cfg;
+
 	memset(p, 0, sizeof(*p));
 	p->dev = dev;
+	spin_lock_init(&p->cfg_lock);
 
 	if (sysfs_streq(admin_poll, "fixed")) {
-		p->mode = ENA_POLL_FIXED;
-		p->first_us = ENA_POLL_FIXED_US;
-		p->max_us = ENA_POLL_FIXED_US;
+		c->mode = ENA_POLL_FIXED;
+		c->first_us = ENA_POLL_FIXED_US;
+		c->max_us = ENA_POLL_FIXED_US;
 	} else if (sysfs_streq(admin_poll, "exp")) {
-		p->mode = ENA_POLL_EXP;
-		p->first_us = ENA_POLL_EXP_FIRST_US;
-		p->max_us = ENA_POLL_EXP_MAX_US;
+		c->mode = ENA_POLL_EXP;
+		c->first_us = ENA_POLL_EXP_FIRST_US;
+		c->max_us = ENA_POLL_EXP_MAX_US;
 	} else {
 		if (!sysfs_streq(admin_poll, "linear"))
 			dev_warn(dev, "admin_poll=%s unknown, using linear\n",
 				 admin_poll);
-		p->mode = ENA_POLL_LINEAR;
-		p->first_us = ENA_POLL_LINEAR_FIRST_US;
-		p->step_us = ENA_POLL_LINEAR_STEP_US;
-		p->max_us = ENA_POLL_LINEAR_MAX_US;
+		c->mode = ENA_POLL_LINEAR;
+		c->first_us = ENA_POLL_LINEAR_FIRST_US;
+		c->max_us = ENA_POLL_LINEAR_MAX_US;
 	}
+	/* every mode has a step, so that switching to linear keeps one */
+	c->step_us = ENA_POLL_LINEAR_STEP_US;
 
 	if (admin_poll_us)
-		p->first_us = admin_poll_us;
+		c->first_us = min_t(u32, admin_poll_us, ENA_POLL_SLEEP_MAX_US);
 	if (admin_poll_step_us)
-		p->step_us = admin_poll_step_us;
+		c->step_us = min_t(u32, admin_poll_step_us, ENA_POLL_SLEEP_MAX_US);
 	if (admin_poll_max_us)
-		p->max_us = admin_poll_max_us;
-	if (p->mode == ENA_POLL_FIXED)
-		p->max_us = p->first_us;
-	p->max_us = max(p->max_us, p->first_us);
-	p->spin_us = min_t(u32, admin_poll_spin_us, ENA_POLL_SPIN_MAX_US);
+		c->max_us = min_t(u32, admin_poll_max_us, ENA_POLL_SLEEP_MAX_US);
+	c->max_us = max(c->max_us, c->first_us);
+	c->spin_us = min_t(u32, admin_poll_spin_us, ENA_POLL_SPIN_MAX_US);
+}
+
+/**
+ * ena_poll_cfg_get() - the policy in force
+ * @p: policy of one device
+ * @cfg: filled with a consistent copy
+ */
+void ena_poll_cfg_get(struct ena_poll *p, struct ena_poll_cfg *cfg)
+{
+	spin_lock(&p->cfg_lock);
+	*cfg = p->cfg;
+	spin_unlock(&p->cfg_lock);
+}
+
+/**
+ * ena_poll_cfg_set() - change the policy
+ * @p: policy of one device
+ * @cfg: the new policy, validated by the caller
+ *
+ * A wait that is running keeps the policy it copied when it started; the
+ * next wait uses @cfg.
+ */
+void ena_poll_cfg_set(struct ena_poll *p, const struct ena_poll_cfg *cfg)
+{
+	spin_lock(&p->cfg_lock);
+	p->cfg = *cfg;
+	spin_unlock(&p->cfg_lock);
 }
 
 /*
@@ -115,10 +169,10 @@ void ena_poll_init(struct ena_poll *p, struct device *dev)
  */
 static bool ena_poll_spin(struct ena_poll *p, enum ena_wait_kind kind,
 			  const struct ena_wait_cond *c, void *ctx,
-			  ktime_t start)
+			  ktime_t start, u32 spin_us)
 {
 	struct ena_wait_stats *st = &p->stats[kind];
-	ktime_t end = ktime_add_us(start, p->spin_us), now;
+	ktime_t end = ktime_add_us(start, spin_us), now;
 	bool done;
 
 	do {
@@ -132,7 +186,7 @@ static bool ena_poll_spin(struct ena_poll *p, enum ena_wait_kind kind,
 	return done;
 }
 
-static u32 ena_poll_next_us(const struct ena_poll *p, u32 cur)
+static u32 ena_poll_next_us(const struct ena_poll_cfg *p, u32 cur)
 {
 	u64 next;
 
@@ -147,7 +201,7 @@ static u32 ena_poll_next_us(const struct ena_poll *p, u32 cur)
 		next = cur;
 		break;
 	}
-	return min_t(u64, next, p->max_us);
+	return min_t(u64, next, max(p->max_us, p->first_us));
 }
 
 static void ena_poll_sleep(u32 us)
@@ -160,6 +214,7 @@ static void ena_poll_sleep(u32 us)
 
 /* Charge one finished wait to its counters and log a timeout */
 static void ena_poll_account(struct ena_poll *p, enum ena_wait_kind kind,
+			     enum ena_poll_mode mode,
 			     ktime_t start, u64 wakeups, u64 asked_ns,
 			     u64 slept_ns, bool irq, int rc,
 			     const struct ena_wait_cond *c, void *ctx)
@@ -182,7 +237,7 @@ static void ena_poll_account(struct ena_poll *p, enum ena_wait_kind kind,
 	dev_err(p->dev,
 		"%s wait for %s timed out after %llu us (%llu wakeups, %s)\n",
 		ena_wait_kind_names[kind], what, ns / NSEC_PER_USEC, wakeups,
-		irq ? "interrupt" : ena_poll_mode_names[p->mode]);
+		irq ? "interrupt" : ena_poll_mode_names[mode]);
 }
 
 /*
@@ -191,7 +246,8 @@ static void ena_poll_account(struct ena_poll *p, enum ena_wait_kind kind,
  * capped at ENA_POLL_IRQ_RECHECK_US (a condition found true then is counted
  * in irq_missed and logged).  Returns the next sleep length.
  */
-static u32 ena_poll_pause(struct ena_poll *p, enum ena_wait_kind kind,
+static u32 ena_poll_pause(struct ena_poll *p, const struct ena_poll_cfg *cfg,
+			  enum ena_wait_kind kind,
 			  const struct ena_wait_cond *c, void *ctx,
 			  struct completion *irq, s64 left_us,
 			  u32 sleep_us, u64 *asked_ns)
@@ -216,7 +272,7 @@ static u32 ena_poll_pause(struct ena_poll *p, enum ena_wait_kind kind,
 	us = min_t(s64, sleep_us, max_t(s64, left_us, 1));
 	ena_poll_sleep(us);
 	*asked_ns += (u64)us * NSEC_PER_USEC;
-	return ena_poll_next_us(p, sleep_us);
+	return ena_poll_next_us(cfg, sleep_us);
 }
 
 static int ena_poll_run(struct ena_poll *p, enum ena_wait_kind kind,
@@ -226,11 +282,15 @@ static int ena_poll_run(struct ena_poll *p, enum ena_wait_kind kind,
 	ktime_t start = ktime_get();
 	ktime_t deadline = ktime_add_us(start, timeout_us);
 	u64 wakeups = 0, asked_ns = 0, slept_ns = 0;
-	u32 sleep_us = p->first_us;
+	struct ena_poll_cfg cfg;
+	u32 sleep_us;
 	int rc = 0;
 
-	if (kind == ENA_WAIT_ADMIN && p->spin_us && !c->done(ctx) &&
-	    ena_poll_spin(p, kind, c, ctx, start))
+	/* the policy of this wait: a change from devlink applies to the next */
+	ena_poll_cfg_get(p, &cfg);
+	sleep_us = cfg.first_us;
+	if (kind == ENA_WAIT_ADMIN && cfg.spin_us && !c->done(ctx) &&
+	    ena_poll_spin(p, kind, c, ctx, start, cfg.spin_us))
 		goto out;
 	while (!c->done(ctx)) {
 		ktime_t now = ktime_get();
@@ -242,7 +302,7 @@ static int ena_poll_run(struct ena_poll *p, enum ena_wait_kind kind,
 			rc = -ETIME;
 			break;
 		}
-		sleep_us = ena_poll_pause(p, kind, c, ctx, irq,
+		sleep_us = ena_poll_pause(p, &cfg, kind, c, ctx, irq,
 					  ktime_us_delta(deadline, now),
 					  sleep_us, &asked_ns);
 		if (!irq)
@@ -250,8 +310,8 @@ static int ena_poll_run(struct ena_poll *p, enum ena_wait_kind kind,
 		wakeups++;
 	}
 out:
-	ena_poll_account(p, kind, start, wakeups, asked_ns, slept_ns, !!irq,
-			 rc, c, ctx);
+	ena_poll_account(p, kind, cfg.mode, start, wakeups, asked_ns, slept_ns,
+			 !!irq, rc, c, ctx);
 	return rc;
 }
 

@@ -6,6 +6,7 @@
 #ifndef _ENA_POLL_H_
 #define _ENA_POLL_H_
 
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 struct completion;
@@ -20,6 +21,12 @@ struct device;
 #define ENA_POLL_EXP_MAX_US		5000
 /* longest busy spin before the first sleep of an admin wait (parameter) */
 #define ENA_POLL_SPIN_MAX_US		200
+/*
+ * Longest sleep a devlink parameter may ask for: an interrupt-driven wait
+ * rechecks as often (ENA_POLL_IRQ_RECHECK_US), and a longer one would eat
+ * a large part of the admin timeout in one sleep.
+ */
+#define ENA_POLL_SLEEP_MAX_US		100000
 /*
  * The default spin: the probe bench at 50 us of device latency took the
  * driver's reaction from 167 to 94 us and probe from 15.1 to 11.2 ms, for
@@ -90,13 +97,33 @@ struct ena_wait_stats {
 	u64 irq_missed;
 };
 
-struct ena_poll {
-	struct device *dev;
+/**
+ * struct ena_poll_cfg - the tunables of the wait policy
+ * @mode: how the sleep grows from one wakeup to the next
+ * @first_us: first sleep (the only one of "fixed")
+ * @step_us: growth per wakeup of "linear"
+ * @max_us: longest sleep of "linear" and "exp"
+ * @spin_us: admin waits: spin this long before the first sleep
+ */
+struct ena_poll_cfg {
 	enum ena_poll_mode mode;
 	u32 first_us;
 	u32 step_us;
 	u32 max_us;
-	u32 spin_us;		/* admin waits: spin this long before sleeping */
+	u32 spin_us;
+};
+
+/**
+ * struct ena_poll - the wait policy of one device and its counters
+ * @dev: device named in log lines
+ * @cfg_lock: guards @cfg; a wait copies @cfg once, when it starts
+ * @cfg: the policy, changed at run time by devlink parameters
+ * @stats: counters per wait kind
+ */
+struct ena_poll {
+	struct device *dev;
+	spinlock_t cfg_lock;	/* guards @cfg */
+	struct ena_poll_cfg cfg;
 	struct ena_wait_stats stats[ENA_WAIT_KINDS];
 };
 
@@ -117,7 +144,11 @@ int ena_poll_wait(struct ena_poll *p, enum ena_wait_kind kind,
 int ena_poll_wait_irq(struct ena_poll *p, enum ena_wait_kind kind,
 		      const struct ena_wait_cond *c, void *ctx,
 		      struct completion *irq, u32 timeout_us);
-const char *ena_poll_mode_name(const struct ena_poll *p);
+const char *ena_poll_mode_name(enum ena_poll_mode mode);
+int ena_poll_mode_parse(const char *name);
+void ena_poll_cfg_get(struct ena_poll *p, struct ena_poll_cfg *cfg);
+void ena_poll_cfg_set(struct ena_poll *p, const struct ena_poll_cfg *cfg);
+bool ena_poll_params_changed(void);
 const char *ena_wait_kind_name(enum ena_wait_kind kind);
 u64 ena_poll_total_wakeups(const struct ena_poll *p);
 

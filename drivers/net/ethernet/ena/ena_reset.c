@@ -105,6 +105,23 @@ int ena_dev_restore(struct ena_adapter *a, enum ena_reset_reason reason)
 	return rc;
 }
 
+/*
+ * The first half of a re-initialisation that keeps the netdev: the
+ * interface down (its settings stay in the adapter), no carrier, the
+ * management vector quiet.  ena_dev_restore() and, if this returned true,
+ * ena_up() follow.  RTNL held.
+ */
+static bool ena_reinit_down(struct ena_adapter *a)
+{
+	bool up = test_bit(ENA_F_WANT_UP, &a->flags);
+
+	if (up)
+		ena_down(a);
+	netif_carrier_off(a->netdev);
+	ena_mgmt_quiesce(a);
+	return up;
+}
+
 /**
  * ena_set_llq_large() - switch the LLQ entry size (ethtool -G
  * tx-push-buf-len) and set the ring sizes with it
@@ -126,7 +143,7 @@ int ena_set_llq_large(struct ena_adapter *a, bool large, u32 tx, u32 rx)
 {
 	enum ena_llq_large old = a->llq_large;
 	u32 old_tx = a->tx_ring_size, old_rx = a->rx_ring_size;
-	bool up = test_bit(ENA_F_WANT_UP, &a->flags);
+	bool up;
 	int rc;
 
 	ASSERT_RTNL();
@@ -138,10 +155,7 @@ int ena_set_llq_large(struct ena_adapter *a, bool large, u32 tx, u32 rx)
 	a->llq_large = large ? ENA_LLQ_LARGE_ON : ENA_LLQ_LARGE_OFF;
 	a->tx_ring_size = tx;
 	a->rx_ring_size = rx;
-	if (up)
-		ena_down(a);
-	netif_carrier_off(a->netdev);
-	ena_mgmt_quiesce(a);
+	up = ena_reinit_down(a);
 	rc = ena_dev_restore(a, ENA_RESET_NORMAL);
 	if (rc) {
 		a->llq_large = old;
@@ -154,6 +168,76 @@ int ena_set_llq_large(struct ena_adapter *a, bool large, u32 tx, u32 rx)
 	netdev_info(a->netdev, "LLQ entries of %u bytes (%u bytes of pushed header), TX ring %u\n",
 		    a->llq.entry_size, a->llq.hdr_room, a->tx_ring_size);
 	return up ? ena_up(a) : 0;
+}
+
+/**
+ * ena_reload() - `devlink dev reload`: initialise the device again
+ * @a: adapter; the caller holds the devlink instance lock, not RTNL
+ * @admin_irq: the driverinit value of the devlink parameter admin_irq
+ * @llq_large: large_llq_header to apply (0 or 1), or -1 to keep the
+ *	entry size in force (the parameter did not change since the last
+ *	probe or reload, and ethtool's tx-push-buf-len may have set it)
+ * @extack: for the error message
+ *
+ * The re-initialisation of a reset and of an LLQ entry size change, under
+ * one RTNL section: the netdev stays registered, and the adapter keeps the
+ * settings userspace made (channels, ring sizes, MTU, RSS key and table,
+ * coalescing), which ena_dev_restore() pushes to the device again.  An
+ * interface that was up comes up again, one that was down stays down.
+ * Refused while a reset is pending or the device is left down after a
+ * fault: that reset (or `devlink health recover`) runs first.
+ *
+ * Return: 0, -EBUSY (remove, suspend or a reset under way), or the errno
+ * of the initialisation (a recovery reset is scheduled) or of the open.
+ */
+int ena_reload(struct ena_adapter *a, bool admin_irq, int llq_large,
+	       struct netlink_ext_ack *extack)
+{
+	enum ena_llq_large old_llq = a->llq_large;
+	bool old_irq = a->admin_irq, up;
+	ktime_t t0 = ktime_get();
+	int rc;
+
+	rtnl_lock();
+	if (test_bit(ENA_F_REMOVING, &a->flags)) {
+		NL_SET_ERR_MSG_MOD(extack, "device is being removed or suspended");
+		rc = -EBUSY;
+		goto out;
+	}
+	if (test_bit(ENA_F_RESET_PENDING, &a->flags) ||
+	    test_bit(ENA_F_DEV_DEAD, &a->flags)) {
+		NL_SET_ERR_MSG_MOD(extack, "a device reset is pending: reload after it");
+		rc = -EBUSY;
+		goto out;
+	}
+	a->admin_irq = admin_irq;
+	if (llq_large >= 0)
+		a->llq_large = llq_large ? ENA_LLQ_LARGE_ON : ENA_LLQ_LARGE_OFF;
+	up = ena_reinit_down(a);
+	rc = ena_dev_restore(a, ENA_RESET_NORMAL);
+	if (rc) {
+		a->admin_irq = old_irq;
+		a->llq_large = old_llq;
+		NL_SET_ERR_MSG_MOD(extack, "device init failed; a recovery reset is scheduled");
+		ena_reset_schedule(a, ENA_RESET_NORMAL, "devlink reload failed");
+		goto out;
+	}
+	if (llq_large >= 0)
+		a->llq_large_dl = llq_large;
+	if (up) {
+		rc = ena_up(a);
+		if (rc) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "device initialised, but the interface did not come up");
+			goto out;
+		}
+	}
+	dev_info(&a->pdev->dev, "devlink reload done in %lld us: admin %s, LLQ entries of %u bytes\n",
+		 ktime_us_delta(ktime_get(), t0),
+		 a->admin_irq ? "interrupt" : "polling", a->llq.entry_size);
+out:
+	rtnl_unlock();
+	return rc;
 }
 
 /**
