@@ -555,7 +555,11 @@ static inline void ena_dl_init_value_set(struct devlink *dl, u32 id,
 {
 #ifdef ENA_HAVE_DEVL_PARAM_DRIVERINIT
 	devl_lock(dl);
+#ifdef ENA_HAVE_DL_PARAM_VAL_PTR
+	devl_param_driverinit_value_set(dl, id, &val);
+#else
 	devl_param_driverinit_value_set(dl, id, val);
+#endif
 	devl_unlock(dl);
 #else
 	devlink_param_driverinit_value_set(dl, id, val);
@@ -582,6 +586,24 @@ static inline void ena_dl_enable_reload(struct devlink *dl)
 {
 #ifdef ENA_HAVE_DEVLINK_SET_FEATURES
 	devlink_set_features(dl, DEVLINK_F_RELOAD);
+#endif
+}
+
+/*
+ * Before 5.16 (Debian's 5.10) a reload is enabled once the instance is
+ * registered, devlink_reload_enable(), and disabled before it goes.
+ */
+static inline void ena_dl_enable_reload_registered(struct devlink *dl)
+{
+#ifdef ENA_HAVE_DEVLINK_RELOAD_ENABLE
+	devlink_reload_enable(dl);
+#endif
+}
+
+static inline void ena_dl_disable_reload(struct devlink *dl)
+{
+#ifdef ENA_HAVE_DEVLINK_RELOAD_ENABLE
+	devlink_reload_disable(dl);
 #endif
 }
 

@@ -686,6 +686,7 @@ void ena_devlink_register(struct ena_adapter *a)
 {
 	ena_dl_enable_reload(a->devlink);
 	devlink_register(a->devlink);
+	ena_dl_enable_reload_registered(a->devlink);
 	mutex_lock(&a->report_lock);
 	a->devlink_live = true;
 	mutex_unlock(&a->report_lock);
@@ -704,12 +705,13 @@ void ena_devlink_unregister(struct ena_adapter *a)
 	mutex_lock(&a->report_lock);
 	a->devlink_live = false;
 	mutex_unlock(&a->report_lock);
+	ena_dl_disable_reload(a->devlink);
 	devlink_unregister(a->devlink);
 }
 
 /* runtime parameters: the admin wait policy and open_async */
-static int ena_dl_param_get(struct devlink *dl, u32 id,
-			    struct devlink_param_gset_ctx *ctx)
+static int ena_dl_param_read(struct devlink *dl, u32 id,
+			     struct devlink_param_gset_ctx *ctx)
 {
 	struct ena_adapter *a = ena_devlink_adapter(dl);
 	struct ena_poll_cfg c;
@@ -780,6 +782,19 @@ static int ena_dl_param_apply(struct devlink *dl, u32 id,
 	return 0;
 }
 
+/* 6.17 gave the get op an extack (ENA_HAVE_DL_PARAM_GET_EXTACK) */
+#ifdef ENA_HAVE_DL_PARAM_GET_EXTACK
+static int ena_dl_param_get(struct devlink *dl, u32 id,
+			    struct devlink_param_gset_ctx *ctx,
+			    struct netlink_ext_ack *extack)
+#else
+static int ena_dl_param_get(struct devlink *dl, u32 id,
+			    struct devlink_param_gset_ctx *ctx)
+#endif
+{
+	return ena_dl_param_read(dl, id, ctx);
+}
+
 /* 6.8 gave the set op an extack; validation has one in every version */
 #ifdef ENA_HAVE_DL_PARAM_SET_EXTACK
 static int ena_dl_param_set(struct devlink *dl, u32 id,
@@ -805,7 +820,7 @@ static int ena_dl_check_sleep(u32 us, struct netlink_ext_ack *extack)
 }
 
 /**
- * ena_dl_poll_validate() - check a new value of the wait policy
+ * ena_dl_poll_check() - check a new value of the wait policy
  * @dl: devlink instance
  * @id: parameter
  * @val: its new value
@@ -819,9 +834,9 @@ static int ena_dl_check_sleep(u32 us, struct netlink_ext_ack *extack)
  *
  * Return: 0 or -EINVAL.
  */
-static int ena_dl_poll_validate(struct devlink *dl, u32 id,
-				union devlink_param_value val,
-				struct netlink_ext_ack *extack)
+static int ena_dl_poll_check(struct devlink *dl, u32 id,
+			     union devlink_param_value val,
+			     struct netlink_ext_ack *extack)
 {
 	struct ena_adapter *a = ena_devlink_adapter(dl);
 	struct ena_poll_cfg c;
@@ -872,9 +887,9 @@ static int ena_dl_poll_validate(struct devlink *dl, u32 id,
 	return 0;
 }
 
-static int ena_dl_llq_validate(struct devlink *dl, u32 id,
-			       union devlink_param_value val,
-			       struct netlink_ext_ack *extack)
+static int ena_dl_llq_check(struct devlink *dl, u32 id,
+			    union devlink_param_value val,
+			    struct netlink_ext_ack *extack)
 {
 	struct ena_adapter *a = ena_devlink_adapter(dl);
 
@@ -884,6 +899,40 @@ static int ena_dl_llq_validate(struct devlink *dl, u32 id,
 	}
 	return 0;
 }
+
+/*
+ * The validate ops: from 6.17 on the new value comes by pointer
+ * (ENA_HAVE_DL_PARAM_VAL_PTR), before by value.
+ */
+#ifdef ENA_HAVE_DL_PARAM_VAL_PTR
+static int ena_dl_poll_validate(struct devlink *dl, u32 id,
+				union devlink_param_value *val,
+				struct netlink_ext_ack *extack)
+{
+	return ena_dl_poll_check(dl, id, *val, extack);
+}
+
+static int ena_dl_llq_validate(struct devlink *dl, u32 id,
+			       union devlink_param_value *val,
+			       struct netlink_ext_ack *extack)
+{
+	return ena_dl_llq_check(dl, id, *val, extack);
+}
+#else
+static int ena_dl_poll_validate(struct devlink *dl, u32 id,
+				union devlink_param_value val,
+				struct netlink_ext_ack *extack)
+{
+	return ena_dl_poll_check(dl, id, val, extack);
+}
+
+static int ena_dl_llq_validate(struct devlink *dl, u32 id,
+			       union devlink_param_value val,
+			       struct netlink_ext_ack *extack)
+{
+	return ena_dl_llq_check(dl, id, val, extack);
+}
+#endif
 
 #define ENA_DL_RUNTIME(id, name, type, validate)			\
 	DEVLINK_PARAM_DRIVER(id, name, DEVLINK_PARAM_TYPE_##type,	\
