@@ -101,41 +101,37 @@ def parse_trace(path, bind=False):
     return ev
 
 
-def durations(ins, outs):
-    """Entry to the next return on the same task, per entry (us)."""
-    durs, left = [], list(outs)
-    for t, pid, _ in ins:
-        for i, (t2, pid2, _) in enumerate(left):
+def pairs(ins, outs):
+    """Each entry (t, pid, x) with the next return (t2, pid2, y) on the same
+    task: (t, t2, pid, x, y), in the order of the entries (calls of one
+    function do not nest)."""
+    out, left = [], list(outs)
+    for t, pid, x in ins:
+        for i, (t2, pid2, y) in enumerate(left):
             if pid2 == pid and t2 >= t:
-                durs.append(int(round((t2 - t) * 1e6)))
+                out.append((t, t2, pid, x, y))
                 del left[i]
                 break
-    return durs
+    return out
+
+
+def durations(ins, outs):
+    """Entry to the next return on the same task, per entry (us)."""
+    return [int(round((t2 - t) * 1e6)) for t, t2, _, _, _ in pairs(ins, outs)]
 
 
 def fills(ev, us, depth):
     """Per device (open order): when its last ring became full (us), and
     the rings seen and full; -1 where a ring never filled."""
-    # each entry paired with the next return on its task (fills do not nest)
-    calls, left = [], sorted(ev["fill_out"])
-    for t, pid, ring in sorted(ev["fill_in"]):
-        for i, (t2, pid2, n) in enumerate(left):
-            if pid2 == pid and t2 >= t:
-                calls.append((t, t2, pid, ring, n & 0xffffffff if n >= 0 else n))
-                del left[i]
-                break
-    opens = []
-    for t, pid, _ in sorted(ev["open_in"]):
-        end = min((t2 for t2, pid2, _ in ev["open_out"] if pid2 == pid and t2 >= t), default=None)
-        opens.append((t, end if end is not None else float("inf"), pid))
+    opens = sorted(t for t, _, _ in ev["open_in"])
     posted, full, dev = {}, {}, {}
-    for t, t2, pid, ring, n in sorted(calls):
+    for t, t2, _, ring, n in pairs(sorted(ev["fill_in"]), sorted(ev["fill_out"])):
         if ring not in dev:
             # the device whose open began last before the ring's first fill:
             # inside that open (the fill in ndo_open) or after it (a start
             # in a work item, ours' open_async)
-            dev[ring] = max((k for k, (a, _, _) in enumerate(opens) if a <= t), default=-1)
-        posted[ring] = posted.get(ring, 0) + max(n, 0)
+            dev[ring] = max((k for k, a in enumerate(opens) if a <= t), default=-1)
+        posted[ring] = posted.get(ring, 0) + max(n & 0xffffffff if n >= 0 else n, 0)
         if ring not in full and depth and posted[ring] >= depth - 1:
             full[ring] = us(t2)
     per_dev = []

@@ -124,7 +124,7 @@ for ((r = 0; r <= reps; r++)); do
 		# queue pairs the first interface opened (one per vCPU, up to the device's)
 		if1=$(ena_ifaces | head -1)
 		qs=$(ls -d /sys/class/net/"$if1"/queues/rx-* 2>/dev/null | wc -l)
-		depth=$(ethtool -g "$if1" 2>/dev/null | awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }')
+		depth=$(A=$if1 ring Current RX 2>/dev/null)
 		"$here/boot-record.py" record $TR/trace "$j" kernel="$(uname -r)" commit="${BENCH_COMMIT:-unknown}" variant="$v" \
 			rep=$r ndev="$ndev" latency_us="$lat" dmesg_bad="$bad" \
 			smp="$(nproc)" queues="$qs" rx_depth="${depth:-0}" path="$path" mode="$mode" \

@@ -668,12 +668,8 @@ def boot_readiness(by, variants, bursts):
         for o in others:
             cells = []
             for k, name in READY:
-                per = defaultdict(dict)
-                for v in (o, "stock"):
-                    for r in by[v]:
-                        if r["ok"] and r.get(k, -1) > 0:
-                            per[r["rep"]][v] = r[k]
-                rat = [d[o] / d["stock"] for d in per.values() if o in d and "stock" in d]
+                rat = round_ratios(((r["rep"], v, r[k]) for v in (o, "stock") for r in by[v]
+                                    if r["ok"] and r.get(k, -1) > 0), o, "stock")
                 if not rat:
                     cells.append("-")
                     continue
@@ -719,14 +715,20 @@ DP_TESTS = [("tcp1", "TCP, 1 stream", "Mbit/s", "TCP x1"), ("tcp4", "TCP, 4 stre
             ("xdp_drop_1cpu_pps", "XDP_DROP, one vCPU (CPU 1 offline)", "packets/s", "XDP_DROP 1 CPU")]
 
 
+def round_ratios(rows, a, b):
+    """rows: (round, name, value); per round that has both A's and B's
+    value (B's not 0): A / B, in the order of the rounds."""
+    by = defaultdict(dict)
+    for rnd, name, value in rows:
+        by[rnd][name] = value
+    return [v[a] / v[b] for _, v in sorted(by.items()) if a in v and b in v and v[b]]
+
+
 def paired_ratios(recs, test, key):
     """Per round with both drivers' value of KEY for TEST: ours / stock."""
-    by = defaultdict(dict)
-    for r in recs:
-        if r["test"] == test and r.get(key) is not None and not r.get("failed"):
-            by[r["round"]][r["driver"]] = r[key]
-    return [v["ours"] / v["stock"] for _, v in sorted(by.items())
-            if "ours" in v and "stock" in v and v["stock"]]
+    return round_ratios(((r["round"], r["driver"], r[key]) for r in recs
+                         if r["test"] == test and r.get(key) is not None and not r.get("failed")),
+                        "ours", "stock")
 
 
 def paired_ci(ratios, n=4000, seed=1):

@@ -39,8 +39,7 @@ load() { # $1: stock|ours, $2: round, $3: rx-burst frames per device (0)
 			w=$((w + a)) c=$((c + b)) wk=$((wk + d))
 		done
 	fi
-	depth=$(ethtool -g "$(ena_ifaces | head -1)" 2>/dev/null |
-		awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }')
+	depth=$(A=$(ena_ifaces | head -1) ring Current RX 2>/dev/null)
 	[ "$n" = 0 ] && full=$(model_rx_full 2)
 	"$bench/boot-record.py" record $TR/trace "$j" ndev=2 variant="$1" rep="$2" \
 		rx_depth="${depth:-0}" burst="$n" mode="$([ "$n" = 0 ] && echo quiet || echo burst)" model_full="$full" \

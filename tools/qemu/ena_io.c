@@ -1453,19 +1453,17 @@ void ena_sq_doorbell(EnaCore *core, uint32_t idx, uint32_t val)
             ena_llq_take(sq, old_tail, sq->tail);
         }
     }
-    if (sq->dir == ENAHW_DIR_RX && ahead >= sq->depth / 2) {
-        sq->rx_filled = true;
-    }
     if (sq->dir == ENAHW_DIR_RX) {
+        sq->rx_filled |= ahead >= sq->depth / 2;
         sq->rx_most_posted = MAX(sq->rx_most_posted, ahead);
-    }
-    if (sq->dir == ENAHW_DIR_RX && core->rx_burst && old_tail == 0 &&
-        sq->tail && !timer_pending(core->burst_timer)) {
-        /* rx-burst: the first buffers of an RX queue arm it */
-        core->burst_sq = idx;
-        timer_mod(core->burst_timer,
-                  qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                  (int64_t)core->rx_burst_delay_us * SCALE_US);
+        if (core->rx_burst && old_tail == 0 && sq->tail &&
+            !timer_pending(core->burst_timer)) {
+            /* rx-burst: the first buffers of an RX queue arm it */
+            core->burst_sq = idx;
+            timer_mod(core->burst_timer,
+                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                      (int64_t)core->rx_burst_delay_us * SCALE_US);
+        }
     }
     if (!ena_io_running(core)) {
         return;

@@ -49,15 +49,15 @@ headers_for() {
 ours_loaded() { [ -e /sys/module/ena/parameters/admin_poll ]; }
 bound() { ls /sys/bus/pci/drivers/ena 2>/dev/null | grep -c '^0000:'; }
 
+# the cases before "log clean", in order
+cases=("apt install builds the module for the running kernel"
+	"modprobe loads the DKMS module and it binds the device"
+	"a second kernel's headers: DKMS builds for it"
+	"apt remove takes the module away for both kernels"
+	"modprobe loads the in-tree driver again")
 ktap_header 6
 if ! is_ours; then
-	for t in "apt install builds the module for the running kernel" \
-		"modprobe loads the DKMS module and it binds the device" \
-		"a second kernel's headers: DKMS builds for it" \
-		"apt remove takes the module away for both kernels" \
-		"modprobe loads the in-tree driver again" "log clean"; do
-		ktap_skip "$t" "our package only"
-	done
+	for t in "${cases[@]}" "log clean"; do ktap_skip "$t" "our package only"; done
 	ktap_finish
 fi
 d0=$(dmesg_lines)
@@ -128,13 +128,7 @@ if [ $ok = 1 ]; then
 		eval '[[ $path == /lib/modules/$rel/kernel/* ]] && ! ours_loaded && [ "$(bound)" -ge 1 ]'
 	inroot modprobe -r ena
 else
-	for t in "apt install builds the module for the running kernel" \
-		"modprobe loads the DKMS module and it binds the device" \
-		"a second kernel's headers: DKMS builds for it" \
-		"apt remove takes the module away for both kernels" \
-		"modprobe loads the in-tree driver again"; do
-		ktap_fail "$t"
-	done
+	for t in "${cases[@]}"; do ktap_fail "$t"; done
 fi
 cleanup
 ktap_check "log clean" dmesg_clean "$d0"
