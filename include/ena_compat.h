@@ -57,7 +57,8 @@
  *   page leaves its pool when an skb takes it (ena_pp_skb_page());
  * - bulk page return: page_pool_put_page_bulk() (5.11):
  *   ENA_HAVE_PP_PAGE_BULK, page_pool_put_netmem_bulk() (6.14):
- *   ENA_HAVE_PP_NETMEM_BULK, else one by one (ena_pp_put_bulk());
+ *   ENA_HAVE_PP_NETMEM_BULK (at most XDP_BULK_QUEUE_SIZE a call: it
+ *   copies them to its stack), else one by one (ena_pp_put_bulk());
  * - netif_napi_add() without a weight (6.1): ENA_HAVE_NAPI_ADD_WEIGHT;
  *   eth_hw_addr_set() (5.15): ENA_HAVE_ETH_HW_ADDR_SET;
  *   netif_set_real_num_queues() (5.14): ENA_HAVE_SET_REAL_NUM_QUEUES;
@@ -399,6 +400,11 @@ static inline void ena_pp_skb_page(struct page_pool *pool, struct page *page)
  */
 #if defined(ENA_HAVE_PP_NETMEM_BULK)
 #define ena_pp_bulk_t	netmem_ref
+/*
+ * page_pool_put_netmem_bulk() copies the entries it recycles to an array
+ * of XDP_BULK_QUEUE_SIZE on its stack, unchecked: never hand it more
+ */
+#define ENA_PP_BULK_MAX	XDP_BULK_QUEUE_SIZE
 static inline netmem_ref ena_pp_bulk_entry(struct page *page, u32 off)
 {
 	return page_to_netmem(page);
@@ -411,6 +417,7 @@ static inline void ena_pp_put_bulk(struct page_pool *pool, netmem_ref *v,
 }
 #elif defined(ENA_HAVE_PP_PAGE_BULK)
 #define ena_pp_bulk_t	void *
+#define ENA_PP_BULK_MAX	64
 static inline void *ena_pp_bulk_entry(struct page *page, u32 off)
 {
 	return page_address(page) + off;
@@ -422,6 +429,7 @@ static inline void ena_pp_put_bulk(struct page_pool *pool, void **v, u32 n)
 }
 #else
 #define ena_pp_bulk_t	struct page *
+#define ENA_PP_BULK_MAX	64
 static inline struct page *ena_pp_bulk_entry(struct page *page, u32 off)
 {
 	return page;

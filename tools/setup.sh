@@ -114,9 +114,9 @@ case $k61 in 6.1.*) ;; *) echo "setup: bookworm kernel is $k61, not 6.1" >&2; ex
 case $k612 in 6.12.*) ;; *) echo "setup: backports kernel is $k612, not 6.12" >&2; exit 1;; esac
 echo "    6.1  -> $k61-amd64"
 echo "    6.12 -> $k612-amd64"
-# Build-only kernels (headers, no guest image yet): bullseye's 5.10, the
-# oldest EC2 users run, and the newest Debian kernel, trixie-backports' or
-# sid's, whichever is newer. Each from a private apt state.
+# Bullseye's 5.10, the oldest kernel EC2 users run, and the newest Debian
+# kernel, trixie-backports' or sid's, whichever is newer. Each from a
+# private apt state.
 apt_private bullseye "debian bullseye main" "debian-security bullseye-security main"
 ao_510="${apt_opts[*]}"
 k510=$(resolve "${apt_opts[@]}")
@@ -133,8 +133,8 @@ if dpkg --compare-versions "$ksid" gt "$ktbpo"; then
 else
 	knew=$ktbpo knew_ao="$ao_trixie -t trixie-backports" knew_suite=trixie
 fi
-echo "    5.10 -> $k510-amd64 (build only)"
-echo "    newest -> $knew-amd64 ($knew_suite; build only; trixie-backports $ktbpo, sid $ksid)"
+echo "    5.10 -> $k510-amd64"
+echo "    newest -> $knew-amd64 ($knew_suite; trixie-backports $ktbpo, sid $ksid)"
 
 fetch_extract() { # $1: dest root, $2: apt options (words), rest: packages
 	local dest=$1 tgt=$2; shift 2
@@ -209,27 +209,36 @@ kernel_headers() {
 }
 
 mkdir -p "$ENA_CACHE/kernels" "$ENA_CACHE/headers"
-# the guest kernels: image, headers, initramfs, and the short name
-# (kernels/6.1, kernels/6.12) the guest runner uses
-for pair in "6.1:$k61:" "6.12:$k612:-t bookworm-backports"; do
-	short=${pair%%:*}; rest=${pair#*:}; base=${rest%%:*}; tgt=${rest#*:}
+# the guest kernels: image, headers, initramfs, and the short name the
+# guest runner uses (kernels/5.10, 6.1, 6.12, newest); 5.10 and the
+# newest build in a root of their own release (kernel_headers' SUITE)
+for k in "5.10|$k510|$ao_510|bullseye" "6.1|$k61||" "6.12|$k612|-t bookworm-backports|" \
+	 "newest|$knew|$knew_ao|$knew_suite"; do
+	IFS='|' read -r short base tgt suite <<< "$k"
 	rel=$base-amd64
 	kdir=$ENA_CACHE/kernels/$rel
 	if [ ! -f "$kdir/.done" ]; then
 		step "kernel image $rel (extracted, not installed)"
 		rm -rf "$kdir"
-		fetch_extract "$kdir" "$tgt" "linux-image-$rel"
+		# (from 7.x the image package is empty: the kernel and its modules
+		# are in packages it depends on, under usr/lib, merged-/usr)
+		# shellcheck disable=SC2086 # $tgt is a list of options
+		fetch_extract "$kdir" "$tgt" "linux-image-$rel" $(apt-cache depends $tgt "linux-image-$rel" |
+			awk -v r="$rel" '$1 == "Depends:" && $2 ~ /^linux-(binary|modules|base)-/ &&
+			substr($2, length($2) - length(r) + 1) == r {print $2}')
+		# the runner's paths: lib/modules/$rel and boot/vmlinuz-$rel
+		[ -d "$kdir/lib/modules" ] || ln -s usr/lib "$kdir/lib"
+		[ -f "$kdir/boot/vmlinuz-$rel" ] ||
+			{ mkdir -p "$kdir/boot"; ln -s "../lib/modules/$rel/vmlinuz" "$kdir/boot/vmlinuz-$rel"; }
+		[ -f "$kdir/boot/vmlinuz-$rel" ] || { echo "setup: no kernel image in linux-image-$rel" >&2; exit 1; }
 		depmod -b "$kdir" "$rel"
 		touch "$kdir/.done"
 	fi
 	ln -sfn "$rel" "$ENA_CACHE/kernels/$short"
-	kernel_headers "$base" "$tgt"
+	kernel_headers "$base" "$tgt" "$suite"
 	step "guest initramfs for $rel"
 	"$top/tools/testing/vm/mkinitrd" "$rel"
 done
-# the build-only kernels: headers and a build root, no image yet
-kernel_headers "$k510" "$ao_510" bullseye
-kernel_headers "$knew" "$knew_ao" "$knew_suite"
 # drop releases the archive no longer serves, and unused build roots
 for d in "$ENA_CACHE"/kernels/* "$ENA_CACHE"/headers/*; do
 	[ -L "$d" ] && continue

@@ -35,8 +35,8 @@
  * ENA_RX_FILL_STEP per poll, outside RTNL (ena_rx_fill_step()).
  */
 #define ENA_RX_FILL_STEP	ENA_RX_START_FILL
-/* pages handed back to the pool per page_pool_put_page_bulk() call */
-#define ENA_RX_DRAIN_BATCH	64
+/* pages handed back to the pool per bulk call (ena_compat.h) */
+#define ENA_RX_DRAIN_BATCH	ENA_PP_BULK_MAX
 
 /* one datapath counter of @qp, from NAPI */
 static void ena_napi_stat_inc(struct ena_qp *qp, u64 *ctr)
