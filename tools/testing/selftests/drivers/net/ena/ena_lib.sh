@@ -305,6 +305,25 @@ pair_teardown() {
 ring() { ethtool -g "$A" | awk -v s="$1" -v k="$2:" '$0 ~ "^" s {c=1} c && $1 == k {print $2; exit}'; }
 # chan SECTION: the combined channel count of $A in that ethtool -l section
 chan() { ethtool -l "$A" | awk -v s="$1" '$0 ~ "^" s {c=1} c && $1 == "Combined:" {print $2; exit}'; }
+# model_ring_bytes [DEV]: the bytes of rings device DEV (ena0) has
+# registered, its admin queues included
+model_ring_bytes() { model_get "${1:-ena0}" stat-ring-bytes; }
+# model_queues_cd [DEV]: "created destroyed", the IO queues DEV counted
+model_queues_cd() {
+	echo "$(model_get "${1:-ena0}" stat-queues-created) $(model_get "${1:-ena0}" stat-queues-destroyed)"
+}
+# qpair_bytes LLQ TXD RXD: the bytes one queue pair of TXD/RXD entries
+# registers (lazy_dma.sh's header works them out; a TX SQ in LLQ is 0)
+qpair_bytes() { echo $(( ($1 ? 0 : $2 * 16) + $2 * 8 + $3 * 16 + $3 * 16 )); }
+# the model's admin queues: AQ 32 x 64 + ACQ 32 x 64 + AENQ 16 x 64 B, the
+# same for both drivers
+ADMIN_RING_BYTES=5120
+# expect_eq NAME GOT WANT: true when equal, else says both
+expect_eq() {
+	[ "$2" = "$3" ] && return 0
+	echo "$1: got $2, expected $3"
+	return 1
+}
 # eth_stat IFACE NAME: one ethtool -S counter (empty when absent)
 eth_stat() { ethtool -S "$1" 2>/dev/null | awk -v k="$2:" '$1 == k {print $2; exit}'; }
 # eth_stat_sum IFACE REGEX: the sum of the ethtool -S counters whose name matches
@@ -321,6 +340,23 @@ peer_wait_listen() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# tcp_send MIB: that many MiB over TCP to the peer, checked by sha256
+tcp_send() {
+	head -c "$1"M /dev/urandom > /tmp/ena-tx
+	ip netns exec ena-peer socat -u TCP-LISTEN:5001,reuseaddr OPEN:/tmp/ena-rx,creat,trunc &
+	local srv=$! t0 t1
+	peer_wait_listen 5001
+	t0=$(date +%s.%N)
+	# ENA_TIMEOUT_SCALE: the debug kernel (make test-debug) moves data
+	# several times slower
+	timeout $((120 * ${ENA_TIMEOUT_SCALE:-1})) socat -u OPEN:/tmp/ena-tx TCP:10.77.0.2:5001 ||
+		{ echo "$1 MiB not sent within $((120 * ${ENA_TIMEOUT_SCALE:-1})) s"; return 1; }
+	wait $srv || return 1
+	t1=$(date +%s.%N)
+	ktap_diag "$1 MiB in $(echo "$t1 - $t0" | bc) s"
+	[ "$(sha256sum < /tmp/ena-tx)" = "$(sha256sum < /tmp/ena-rx)" ]
 }
 
 # ping_ok [count]: IPv4 ping from here to the peer

@@ -33,7 +33,7 @@
 changes=${ENA_STRESS_CHANGES:-100}
 cycles=${ENA_STRESS_CYCLES:-200}
 seed=${ENA_SEED:-$((RANDOM * 32768 + RANDOM))}
-ADMIN_BYTES=5120
+ADMIN_BYTES=$ADMIN_RING_BYTES
 tmpd=$(mktemp -d /tmp/ena-lazy.XXXXXX)
 spin=()
 
@@ -52,13 +52,9 @@ trap cleanup EXIT
 
 # st NAME: one ethtool -S counter of $A (empty when absent)
 st() { eth_stat "$A" "$1"; }
-mbytes() { model_get ena0 stat-ring-bytes; }
-mqueues() { echo "$(model_get ena0 stat-queues-created) $(model_get ena0 stat-queues-destroyed)"; }
 ring_cur() { ethtool -g "$A" | awk '/^Current/{c=1} c && /^'"$1"':/{print $2; exit}'; }
 ch_cur() { ethtool -l "$A" | awk '/^Current/{c=1} c && /^Combined:/{print $2; exit}'; }
 ch_max() { ethtool -l "$A" | awk '/^Pre-set/{p=1} p && /^Combined:/{print $2; exit}'; }
-# qbytes TXD RXD: bytes one queue pair registers (LLQ from the model)
-qbytes() { echo $(( (LLQ ? 0 : $1 * 16) + $1 * 8 + $2 * 16 + $2 * 16 )); }
 QALLOCS=3
 # snapshot of our driver's per-queue counters: "q starts stops ring_bytes" lines
 qsnap() {
@@ -66,12 +62,6 @@ qsnap() {
 		split($1, p, "_"); k = p[2]; sub(/^queue_[0-9]+_/, "", $1); sub(/:$/, "", $1)
 		v[k, $1] = $2; if (k + 1 > n) n = k + 1 }
 		END { for (q = 0; q < n; q++) print q, v[q, "starts"], v[q, "stops"], v[q, "ring_bytes"] }'
-}
-# expect NAME GOT WANT: pass when equal, else say both
-expect() {
-	if [ "$2" = "$3" ]; then return 0; fi
-	echo "$1: got $2, expected $3"
-	return 1
 }
 
 n_tests=24
@@ -92,16 +82,16 @@ is_ours && ! grep -q 'llq 1' /sys/kernel/debug/ena/*/queues 2>/dev/null && LLQ=0
 [ "$LLQ" = 1 ] || QALLOCS=4
 N=$(ch_max)
 TXD=$(ring_cur TX) RXD=$(ring_cur RX)
-QB=$(qbytes "$TXD" "$RXD")
+QB=$(qpair_bytes "$LLQ" "$TXD" "$RXD")
 ktap_diag "$A: max combined $N, rings tx $TXD rx $RXD, llq $LLQ: one queue pair = $QB B, $QALLOCS coherent allocations"
 
 # --- after probe: nothing ----------------------------------------------------
 if is_ours; then
-	ktap_check "after probe: driver ring_bytes = 0" expect ring_bytes "$(st ring_bytes)" 0
+	ktap_check "after probe: driver ring_bytes = 0" expect_eq ring_bytes "$(st ring_bytes)" 0
 else
 	ktap_skip "after probe: driver ring_bytes = 0" "stock driver has no ring_bytes counter"
 fi
-ktap_check "after probe: model ring bytes = admin queues only ($ADMIN_BYTES)" expect stat-ring-bytes "$(mbytes)" $ADMIN_BYTES
+ktap_check "after probe: model ring bytes = admin queues only ($ADMIN_BYTES)" expect_eq stat-ring-bytes "$(model_ring_bytes)" $ADMIN_BYTES
 
 # --- up with N channels ----------------------------------------------------------
 ethtool -L "$A" combined "$N" 2>/dev/null
@@ -109,17 +99,17 @@ pair_setup >/dev/null 2>&1 || ktap_diag "pair setup failed"
 wait_carrier "$A" && wait_carrier "$B" 15 ena-peer
 N=$(ch_cur)
 if is_ours; then
-	ktap_check "up, $N channels: driver ring_bytes = $N x $QB" expect ring_bytes "$(st ring_bytes)" $((N * QB))
+	ktap_check "up, $N channels: driver ring_bytes = $N x $QB" expect_eq ring_bytes "$(st ring_bytes)" $((N * QB))
 	per_q() {
 		local q s p r rc=0
 		while read -r q s p r; do
 			if [ "$q" -lt "$N" ]; then
-				expect "queue_${q}_ring_bytes" "$r" "$QB" || rc=1
+				expect_eq "queue_${q}_ring_bytes" "$r" "$QB" || rc=1
 			else
-				expect "queue_${q}_ring_bytes" "$r" 0 || rc=1
+				expect_eq "queue_${q}_ring_bytes" "$r" 0 || rc=1
 			fi
 		done < <(qsnap)
-		expect dma_coherent_allocs-frees $(( $(st dma_coherent_allocs) - $(st dma_coherent_frees) )) $((N * QALLOCS)) || rc=1
+		expect_eq dma_coherent_allocs-frees $(( $(st dma_coherent_allocs) - $(st dma_coherent_frees) )) $((N * QALLOCS)) || rc=1
 		return $rc
 	}
 	ktap_check "up: each of $N queues holds $QB B, the rest 0; $((N * QALLOCS)) live coherent rings" per_q
@@ -150,7 +140,7 @@ if is_ours; then
 		grep -q '^CONFIG_PAGE_POOL_STATS=y' "$cfg" && want=11
 		got=$(ethtool -S "$A" | grep -cE '^ +pp_(alloc|recycle)_')
 		echo "CONFIG_PAGE_POOL_STATS $([ $want = 0 ] && echo 'not set' || echo set) in $cfg"
-		expect "pp_* counters in ethtool -S" "$got" "$want"
+		expect_eq "pp_* counters in ethtool -S" "$got" "$want"
 	}
 	ktap_check "up: page_pool counters in ethtool -S iff CONFIG_PAGE_POOL_STATS" pp_stats
 else
@@ -159,7 +149,7 @@ else
 	ktap_skip "up: pages in RX rings (page_allocs - page_frees) within N x (rx depth - 17 .. rx depth - 1)" "stock driver has no page counters"
 	ktap_skip "up: page_pool counters in ethtool -S iff CONFIG_PAGE_POOL_STATS" "stock driver reports none"
 fi
-ktap_check "up: model ring bytes = $ADMIN_BYTES + $N x $QB" expect stat-ring-bytes "$(mbytes)" $((ADMIN_BYTES + N * QB))
+ktap_check "up: model ring bytes = $ADMIN_BYTES + $N x $QB" expect_eq stat-ring-bytes "$(model_ring_bytes)" $((ADMIN_BYTES + N * QB))
 ktap_check "up: ping" ping_ok
 
 # --- -L N -> N-1 -> N: only one queue pair changes --------------------------------
@@ -168,28 +158,28 @@ lcheck() {
 	local from=$1 to=$2 a0 f0 r0 a1 f1 r1 m0 m1 c0 x0 c1 x1 q0 q1 rc=0 want
 	[ "$(ch_cur)" = "$from" ] || ethtool -L "$A" combined "$from"
 	if is_ours; then a0=$(st dma_coherent_allocs) f0=$(st dma_coherent_frees) r0=$(st ring_bytes); q0=$(qsnap); fi
-	m0=$(mbytes); read -r c0 x0 <<< "$(mqueues)"
+	m0=$(model_ring_bytes); read -r c0 x0 <<< "$(model_queues_cd)"
 	ethtool -L "$A" combined "$to" || { echo "ethtool -L $to failed"; return 1; }
-	m1=$(mbytes); read -r c1 x1 <<< "$(mqueues)"
+	m1=$(model_ring_bytes); read -r c1 x1 <<< "$(model_queues_cd)"
 	if is_ours; then
 		a1=$(st dma_coherent_allocs) f1=$(st dma_coherent_frees) r1=$(st ring_bytes); q1=$(qsnap)
 		if [ "$to" -gt "$from" ]; then
-			expect "coherent allocs" $((a1 - a0)) $QALLOCS || rc=1
-			expect "coherent frees" $((f1 - f0)) 0 || rc=1
-			expect "ring_bytes delta" $((r1 - r0)) "$QB" || rc=1
+			expect_eq "coherent allocs" $((a1 - a0)) $QALLOCS || rc=1
+			expect_eq "coherent frees" $((f1 - f0)) 0 || rc=1
+			expect_eq "ring_bytes delta" $((r1 - r0)) "$QB" || rc=1
 		else
-			expect "coherent allocs" $((a1 - a0)) 0 || rc=1
-			expect "coherent frees" $((f1 - f0)) $QALLOCS || rc=1
-			expect "ring_bytes delta" $((r1 - r0)) "-$QB" || rc=1
+			expect_eq "coherent allocs" $((a1 - a0)) 0 || rc=1
+			expect_eq "coherent frees" $((f1 - f0)) $QALLOCS || rc=1
+			expect_eq "ring_bytes delta" $((r1 - r0)) "-$QB" || rc=1
 		fi
 		# only the queue at index min(from,to) started/stopped
 		local changed
 		changed=$(diff <(echo "$q0" | awk '{print $1, $2, $3}') <(echo "$q1" | awk '{print $1, $2, $3}') | awk '/^>/{print $2}' | xargs)
 		want=$(( from < to ? from : to ))
-		expect "queues whose starts/stops changed" "$changed" "$want" || rc=1
+		expect_eq "queues whose starts/stops changed" "$changed" "$want" || rc=1
 	fi
 	want=$(( (to > from ? 1 : -1) * QB ))
-	expect "model ring bytes delta" $((m1 - m0)) "$want" || rc=1
+	expect_eq "model ring bytes delta" $((m1 - m0)) "$want" || rc=1
 	echo "$((c1 - c0)) $((x1 - x0))" > "$tmpd/cd"
 	return $rc
 }
@@ -359,8 +349,8 @@ ktap_check_xfail_stock "packets held in the qdisc while the device paused TX are
 	held_backlog
 
 # --- stress: random changes and up/down cycles ---------------------------------------------
-base_model=$(mbytes)
-read -r base_c base_x <<< "$(mqueues)"
+base_model=$(model_ring_bytes)
+read -r base_c base_x <<< "$(model_queues_cd)"
 is_ours && base_ring=$(st ring_bytes) base_bal=$(( $(st dma_coherent_allocs) - $(st dma_coherent_frees) ))
 stress_changes() {
 	local i r fail=0 t0=$SECONDS
@@ -405,29 +395,29 @@ updown() {
 ktap_check "40..$cycles up/down cycles (rings 256, $([ "$cyc_ch" -ge "$N" ] && echo $N || echo $cyc_ch) channels), ping after" updown
 
 if is_ours; then
-	ktap_check "after stress: driver ring_bytes back to baseline" expect ring_bytes "$(st ring_bytes)" "$base_ring"
-	ktap_check "after stress: coherent allocs - frees back to baseline" expect balance \
+	ktap_check "after stress: driver ring_bytes back to baseline" expect_eq ring_bytes "$(st ring_bytes)" "$base_ring"
+	ktap_check "after stress: coherent allocs - frees back to baseline" expect_eq balance \
 		$(( $(st dma_coherent_allocs) - $(st dma_coherent_frees) )) "$base_bal"
 else
 	ktap_skip "after stress: driver ring_bytes back to baseline" "stock driver has no ring_bytes counter"
 	ktap_skip "after stress: coherent allocs - frees back to baseline" "stock driver has no allocation counters"
 fi
-ktap_check "after stress: model ring bytes back to baseline" expect stat-ring-bytes "$(mbytes)" "$base_model"
+ktap_check "after stress: model ring bytes back to baseline" expect_eq stat-ring-bytes "$(model_ring_bytes)" "$base_model"
 model_bal() {
 	local c x
-	read -r c x <<< "$(mqueues)"
-	expect "device queues live (created - destroyed)" $((c - x)) $((base_c - base_x))
+	read -r c x <<< "$(model_queues_cd)"
+	expect_eq "device queues live (created - destroyed)" $((c - x)) $((base_c - base_x))
 }
 ktap_check "after stress: device queues live back to baseline ($((base_c - base_x)))" model_bal
 # down_empty: with $A down, nothing of its rings is left (driver and model)
 down_empty() {
 	local rc=0
 	if is_ours; then
-		expect ring_bytes "$(st ring_bytes)" 0 || rc=1
-		expect "coherent allocs - frees" $(( $(st dma_coherent_allocs) - $(st dma_coherent_frees) )) 0 || rc=1
-		expect "page_allocs - page_frees" $(( $(st page_allocs) - $(st page_frees) )) 0 || rc=1
+		expect_eq ring_bytes "$(st ring_bytes)" 0 || rc=1
+		expect_eq "coherent allocs - frees" $(( $(st dma_coherent_allocs) - $(st dma_coherent_frees) )) 0 || rc=1
+		expect_eq "page_allocs - page_frees" $(( $(st page_allocs) - $(st page_frees) )) 0 || rc=1
 	fi
-	expect stat-ring-bytes "$(mbytes)" $ADMIN_BYTES || rc=1
+	expect_eq stat-ring-bytes "$(model_ring_bytes)" $ADMIN_BYTES || rc=1
 	return $rc
 }
 down_zero() {
