@@ -3,10 +3,11 @@
 # devlink of our driver (iproute2's devlink, JSON output): `devlink dev
 # info` names driver ena, the serial number is the MAC address, and the
 # device's versions are there; `devlink health show` lists the reporters
-# tx, rx, admin and device.  A fault of each of three classes (keep-alive
-# loss: device; TX completions swallowed: tx; a dropped admin completion:
-# admin) raises its reporter's error count, leaves a dump naming the reset
-# reason, and the device recovers (ping).  With auto_recover false a fault
+# tx, rx, admin and device.  A fault of each class (keep-alive loss:
+# device; TX completions swallowed: tx; a dropped admin completion: admin;
+# an RX completion with a bad request id: rx) raises its reporter's error
+# count, leaves a dump naming the reset reason, and the device recovers
+# (ping).  With auto_recover false a fault
 # (a FATAL_ERROR event: device) leaves the interface down (no carrier, no
 # ping) until `devlink health recover`; within the grace period after a
 # recovery a second fault is not recovered automatically either.
@@ -24,7 +25,7 @@
 . "$(dirname "$0")/ena_lib.sh"
 
 cleanup() {
-	model_set_many ena0 keepalive-ms 1000 fault-tx-swallow 0 fault-drop-next 0 \
+	model_set_many ena0 keepalive-ms 1000 fault-tx-swallow 0 fault-drop-next 0 fault-rx-bad-reqid 0 \
 		hint-keepalive-ms 0 hint-missing-tx-ms 0 hint-missed-tx 0 \
 		admin-latency-us 0 >/dev/null 2>&1
 	pair_teardown
@@ -32,7 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-NCASES=22
+NCASES=23
 ktap_header $NCASES
 d0=$(dmesg_lines)
 ktap_diag "driver: $ENA_DRIVER, kernel $(uname -r), $(devlink -V 2>&1)"
@@ -146,6 +147,7 @@ inject() {
 	case $1 in
 	keepalive) model_set ena0 keepalive-ms 0;;
 	tx) model_set ena0 fault-tx-swallow 4; ping -q -c 4 -i 0.2 -W 1 10.77.0.2;;
+	rx) model_set ena0 fault-rx-bad-reqid 1; ping -q -c 4 -i 0.2 -W 1 10.77.0.2;;
 	admin) model_set ena0 fault-drop-next 1; ip link set "$A" mtu 1400;;
 	fatal) model_set ena0 aenq-inject fatal-error;;
 	esac >/dev/null 2>&1
@@ -173,6 +175,8 @@ ktap_check "tx reporter: missing TX completions counted, dump has reason 3, devi
 	timed fault_case tx tx 3
 ktap_check "admin reporter: admin timeout counted, dump has reason 2, device reset, ping" \
 	timed fault_case admin admin 2
+ktap_check "rx reporter: an RX completion naming a buffer not posted counted, dump has reason 4, device reset, ping" \
+	timed fault_case rx rx 4
 ip link set "$A" mtu 1500 2>/dev/null
 
 # parked_case REPORTER FAULT: after the fault the reporter counts an error
