@@ -188,6 +188,7 @@ struct ena_queue_stats {
 	struct u64_stats_sync xdp_sync;
 	u64 xdp_tx_doorbells;
 	u64 xdp_tx_full;	/* frames dropped: no room in the XDP TX ring */
+	u64 xdp_tx_prepare_err;	/* ... of those: ring full or too many buffers */
 	u64 xdp_tx_dma_err;
 	u64 xdp_xmit;		/* frames taken by ndo_xdp_xmit (redirect target) */
 
@@ -201,6 +202,7 @@ struct ena_queue_stats {
 	u64 tx_dma_err;
 	u64 tx_doorbells;
 	u64 tx_needs_csum;	/* the device computes the L4 checksum */
+	u64 tx_prepare_err;	/* no room in the ring although the queue ran */
 
 	/* memory life cycle */
 	u64 ring_bytes;
@@ -376,6 +378,8 @@ struct ena_admin_queue {
 	u64 submitted;		/* commands written to the queue */
 	u64 completed;		/* completions consumed */
 	u64 refused;		/* not submitted: device dead or not ready */
+	u64 out_of_space;	/* not submitted: batch larger than the queue */
+	u64 paused;		/* marked unusable (timeout, malformed): reset */
 };
 
 struct ena_aenq {

@@ -579,8 +579,10 @@ static bool ena_admin_irq_check(struct ena_adapter *a, bool missed)
  * or a timeout, marks the admin queue unusable and schedules a device reset.
  *
  * Return: 0 when every command completed with status OK; -ETIME on timeout,
- * -EIO on a malformed completion, -ENODEV while the device awaits reset
- * (for these three no completion is valid and no @rcs entry is set);
+ * -EIO on a malformed completion, -ENODEV while the device awaits reset,
+ * -ENOSPC for more commands than the queue holds (a driver bug, counted as
+ * the in-tree ena_admin_q_out_of_space) (for these four no completion is
+ * valid and no @rcs entry is set);
  * otherwise the first non-zero result in @rcs.
  */
 int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
@@ -598,8 +600,13 @@ int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	u16 id0, got;
 	int rc;
 
-	if (WARN_ON_ONCE(!n || n > ENA_AQ_DEPTH || (n > 1 && !rcs)))
+	if (WARN_ON_ONCE(!n || (n > 1 && !rcs)))
 		return -EINVAL;
+	/* the queue holds one batch at a time: a larger one cannot go in */
+	if (WARN_ON_ONCE(n > ENA_AQ_DEPTH)) {
+		WRITE_ONCE(aq->out_of_space, aq->out_of_space + n);
+		return -ENOSPC;
+	}
 	mutex_lock(&aq->lock);
 	if (!test_bit(ENA_F_ADMIN_READY, &a->flags) ||
 	    test_bit(ENA_F_DEV_DEAD, &a->flags)) {
@@ -693,6 +700,8 @@ int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 
 dead:
 	set_bit(ENA_F_DEV_DEAD, &a->flags);
+	/* the in-tree admin_q_pause: the queue stopped, a reset follows */
+	WRITE_ONCE(aq->paused, aq->paused + 1);
 	mutex_unlock(&aq->lock);
 	if (rc == -EIO)
 		ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,

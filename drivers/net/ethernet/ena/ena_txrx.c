@@ -477,6 +477,7 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	ndescs = max(nbufs, 1U) + has_meta;
 	if (unlikely(ena_tx_space(tx) < ena_tx_slots(a, tx, ndescs))) {
 		/* cannot happen: the queue stops while max_slots are free */
+		ena_xmit_stat_inc(qp, &qp->stats->tx_prepare_err);
 		ena_tx_maybe_stop(qp);
 		/* what earlier packets of a batch posted must not wait */
 		if (tx->unkicked)
