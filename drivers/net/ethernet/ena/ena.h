@@ -96,6 +96,10 @@
 #define ENA_MISSED_TX_THRESHOLD		128
 /* admin exchanges in a row whose interrupt never came: reset the device */
 #define ENA_ADMIN_IRQ_MISSED_RESET	3
+/* ethtool msglvl at probe: the in-tree driver's classes */
+#define ENA_MSG_DEFAULT			(NETIF_MSG_DRV | NETIF_MSG_PROBE | \
+					 NETIF_MSG_IFUP | NETIF_MSG_IFDOWN | \
+					 NETIF_MSG_TX_ERR | NETIF_MSG_RX_ERR)
 
 /* the devlink health reporters, one per class of fault (ena_devlink.c) */
 enum ena_reporter {
@@ -442,6 +446,7 @@ enum ena_llq_large {
 struct ena_adapter {
 	struct pci_dev *pdev;
 	struct net_device *netdev;
+	u32 msg_enable;		/* ethtool msglvl: NETIF_MSG_* classes logged */
 	void __iomem *regs;
 	void __iomem *llq_bar;
 	u32 regs_len;		/* BAR 0 bytes: bound of device-given offsets */

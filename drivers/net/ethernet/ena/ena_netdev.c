@@ -242,7 +242,8 @@ static void ena_up_work(struct work_struct *w)
 	int rc = ena_up_start(a);
 
 	if (rc) {
-		netdev_err(a->netdev, "queue start after open failed: %d\n", rc);
+		netif_err(a, ifup, a->netdev, "queue start after open failed: %d\n",
+			  rc);
 		ena_reset_schedule(a, ENA_RESET_INIT_ERR,
 				   "the queues of an open did not start");
 	}
@@ -309,9 +310,10 @@ static int ena_open(struct net_device *nd)
 	}
 	if (rc) {
 		clear_bit(ENA_F_WANT_UP, &a->flags);
-		netdev_err(nd, "open failed: %d\n", rc);
+		netif_err(a, ifup, nd, "open failed: %d\n", rc);
 	} else {
 		WRITE_ONCE(a->interface_up, a->interface_up + 1);
+		netif_dbg(a, ifup, nd, "open: %u queues\n", a->num_queues);
 	}
 	return rc;
 }
@@ -323,6 +325,7 @@ static int ena_close(struct net_device *nd)
 	clear_bit(ENA_F_WANT_UP, &a->flags);
 	ena_down(a);
 	WRITE_ONCE(a->interface_down, a->interface_down + 1);
+	netif_dbg(a, ifdown, nd, "closed\n");
 	return 0;
 }
 
@@ -608,6 +611,8 @@ static void ena_link_apply(struct ena_adapter *a, bool queues_up)
  */
 void ena_link_update(struct ena_adapter *a, bool up)
 {
+	netif_info(a, link, a->netdev, "device reports link %s\n",
+		   up ? "up" : "down");
 	a->link_changes++;
 	a->link_up = up;
 	ena_link_apply(a, test_bit(ENA_F_QUEUES_RUN, &a->flags));

@@ -729,9 +729,9 @@ static int ena_clean_tx(struct ena_qp *qp, struct ena_txq *tx,
 		req_id = le16_to_cpu(c->req_id);
 		if (unlikely(req_id >= tx->depth ||
 			     !ena_tx_busy(&tx->bufs[req_id], xdp))) {
-			netdev_err(a->netdev,
-				   "queue %u: %sTX completion for req_id %u not in flight\n",
-				   qp->qid, xdp ? "XDP " : "", req_id);
+			netif_err(a, tx_err, a->netdev,
+				  "queue %u: %sTX completion for req_id %u not in flight\n",
+				  qp->qid, xdp ? "XDP " : "", req_id);
 			ena_napi_stat_inc(qp, xdp ? &qp->stats->xdp_tx_bad_req_id :
 					  &qp->stats->tx_bad_req_id);
 			ena_reset_schedule(a, ENA_RESET_INV_TX_REQ_ID,
@@ -1039,9 +1039,9 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 		len = le16_to_cpu(c->len);
 		off = c->offset;
 		if (unlikely(id >= rx->depth || !rx->bufs[id].page)) {
-			netdev_err(a->netdev,
-				   "queue %u: RX completion for req_id %u not in flight\n",
-				   qp->qid, id);
+			netif_err(a, rx_err, a->netdev,
+				  "queue %u: RX completion for req_id %u not in flight\n",
+				  qp->qid, id);
 			ena_napi_stat_inc(qp, &qp->stats->rx_bad_req_id);
 			ena_reset_schedule(a, ENA_RESET_INV_RX_REQ_ID,
 					   "invalid RX completion");
@@ -1049,9 +1049,9 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 			break;
 		}
 		if (unlikely(!len || off + len > rx->buf_len)) {
-			netdev_err(a->netdev,
-				   "queue %u: RX completion length %u offset %u impossible\n",
-				   qp->qid, len, off);
+			netif_err(a, rx_err, a->netdev,
+				  "queue %u: RX completion length %u offset %u impossible\n",
+				  qp->qid, len, off);
 			ena_napi_stat_inc(qp, &qp->stats->rx_bad_len);
 			ena_reset_schedule(a, ENA_RESET_TOO_MANY_RX_DESCS,
 					   "malformed RX completion");
