@@ -595,6 +595,7 @@ void ena_reg_write(struct ena_adapter *a, u32 off, u32 val);
 void ena_reg_write_ring(struct ena_adapter *a, u32 base_lo, u32 caps_reg,
 			dma_addr_t dma, u32 depth, u32 entry_size);
 int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val);
+void ena_regs_dump(struct ena_adapter *a, u32 *buf);
 int ena_mmio_init(struct ena_adapter *a);
 void ena_mmio_program(struct ena_adapter *a);
 void ena_mmio_forget(struct ena_adapter *a);

@@ -746,6 +746,12 @@ void ena_netdev_setup(struct ena_adapter *a)
 			      ena_offload_features(a);
 
 	nd->netdev_ops = &ena_netdev_ops;
+	/*
+	 * Neither driver programs unicast addresses into the device (it takes
+	 * the frames the VPC sends this interface), so extra addresses
+	 * (macvlan) need no promiscuous mode: the flag as in-tree.
+	 */
+	nd->priv_flags |= IFF_UNICAST_FLT;
 	ena_ethtool_set_ops(nd);
 	ena_stat_ops_set(nd);
 

@@ -514,6 +514,8 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 					    a->tx_max_header ? : 255),
 		     w1, has_meta ? &meta : NULL);
 
+	/* before the doorbell: the completion may free the skb after it */
+	skb_tx_timestamp(skb);
 	len = skb->len;
 	b->sent = jiffies;
 	b->missed = false;
