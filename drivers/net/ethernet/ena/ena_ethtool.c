@@ -8,6 +8,7 @@
  */
 #include <linux/bitfield.h>
 #include <linux/ethtool.h>
+#include <linux/linkmode.h>
 #include <linux/log2.h>
 #include <linux/rtnetlink.h>
 
@@ -44,10 +45,10 @@ static int ena_get_link_ksettings(struct net_device *nd,
 		ks->base.speed = le32_to_cpu(r.link.speed);
 		ks->base.duplex = DUPLEX_FULL;
 		if (le32_to_cpu(r.link.flags) & ENA_LINK_AUTONEG) {
-			ethtool_link_ksettings_add_link_mode(ks, supported,
-							     Autoneg);
-			ethtool_link_ksettings_add_link_mode(ks, advertising,
-							     Autoneg);
+			linkmode_set_bit(ETHTOOL_LINK_MODE_Autoneg_BIT,
+					 ks->link_modes.supported);
+			linkmode_set_bit(ETHTOOL_LINK_MODE_Autoneg_BIT,
+					 ks->link_modes.advertising);
 			ks->base.autoneg = AUTONEG_ENABLE;
 		}
 	}

@@ -611,8 +611,10 @@ static void ena_link_apply(struct ena_adapter *a, bool queues_up)
  */
 void ena_link_update(struct ena_adapter *a, bool up)
 {
-	netif_info(a, link, a->netdev, "device reports link %s\n",
-		   up ? "up" : "down");
+	if (up)
+		netif_info(a, link, a->netdev, "device reports link up\n");
+	else
+		netif_info(a, link, a->netdev, "device reports link down\n");
 	a->link_changes++;
 	a->link_up = up;
 	ena_link_apply(a, test_bit(ENA_F_QUEUES_RUN, &a->flags));
