@@ -77,6 +77,7 @@ typedef enum EnaFault {
     ENA_FAULT_RX_BAD_LEN,
     ENA_FAULT_RX_RUNT,
     ENA_FAULT_IO_IRQ_DROP,
+    ENA_FAULT_MMIO_DROP,
     ENA_FAULT_POINTS,
 } EnaFault;
 
