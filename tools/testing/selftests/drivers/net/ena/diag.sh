@@ -7,7 +7,9 @@
 #    completion and AENQ queue capabilities the driver programmed (32, 32
 #    and 16 entries of 64 bytes), DEV_STS ready, MMIO_READ holding the
 #    readless request that read it (the dump takes the driver's readless
-#    path), no register marked unreadable;
+#    path), no register marked unreadable; a device that does not answer
+#    readless reads (model fault-mmio-drop, as while it resets) costs the
+#    dump one read timeout, and the dump marks every register unreadable;
 #  - `ethtool -s msglvl`: the in-tree default (drv probe ifdown ifup rx_err
 #    tx_err), a value set reads back, an unknown class is refused and
 #    changes nothing; msglvl link logs a link change, without it none;
@@ -37,7 +39,7 @@ cleanup() {
 		xp detach "$A" >/dev/null 2>&1
 		ip link del ena-mv0 2>/dev/null
 	fi
-	model_set_many ena0 tx-hold false link-autoneg false >/dev/null 2>&1
+	model_set_many ena0 tx-hold false link-autoneg false fault-mmio-drop 0 >/dev/null 2>&1
 	pair_teardown
 	ena_unload 2>/dev/null
 }
@@ -50,7 +52,7 @@ check() {
 	ktap_diag "$((SECONDS - t0)) s"
 }
 
-ktap_header 11
+ktap_header 12
 d0=$(dmesg_lines)
 ena_load && ena_wait_ifaces 2 && pair_setup && wait_carrier "$A" &&
 	wait_carrier "$B" 15 ena-peer || { ktap_diag "setup failed"; ktap_finish; }
@@ -76,11 +78,29 @@ regs_ok() {
 	(( (0x${w[23]} >> 16) == 0x5c )) || { echo "MMIO_READ does not name its own offset"; return 1; }
 	[ "${w[28]}" != 00000000 ] && [ "${w[29]}" = 00000000 ] || { echo "registers unread or unreadable"; return 1; }
 }
+# a device that does not answer readless reads: the dump ends at its first
+# read, after one read timeout (200 ms), not one per register
+regs_dead() {
+	local -a w
+	local t0 ms
+	model_set ena0 fault-mmio-drop 3
+	t0=$(date +%s%N)
+	mapfile -t w < <(regs)
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	model_set ena0 fault-mmio-drop 0
+	echo "dump in $ms ms: VERSION ${w[0]} DEV_STS ${w[22]} read ${w[28]} unreadable ${w[29]}"
+	[ "${#w[@]}" = 30 ] && [ "${w[0]}" = ffffffff ] && [ "${w[29]}" = "${w[28]}" ] || return 1
+	[ "$ms" -lt 3000 ] || { echo "took longer than one read timeout"; return 1; }
+	regs_ok > /dev/null || { echo "the next dump is not whole again"; return 1; }
+}
 if is_ours; then
 	check "ethtool -d: versions, queue caps, DEV_STS ready, read through the readless path" regs_ok
+	check "ethtool -d, device not answering: one timeout, every register marked unreadable" regs_dead
 else
 	ktap_skip "ethtool -d: versions, queue caps, DEV_STS ready, read through the readless path" \
 		"the in-tree driver has no register dump ($(ethtool -d "$A" 2>&1 | head -1))"
+	ktap_skip "ethtool -d, device not answering: one timeout, every register marked unreadable" \
+		"the in-tree driver has no register dump"
 fi
 
 # --- msglvl -----------------------------------------------------------------------
