@@ -687,6 +687,7 @@ static void ena_add_queue_props(Object *obj, EnaCore *core)
     ena_add_u32(obj, "max-queues", &core->max_queues, ena_set_max_queues);
     object_property_add_bool(obj, "llq", ena_get_llq, ena_set_llq);
     ena_add_flag(obj, "llq-recommend-large", &core->llq_large_rec);
+    ena_add_flag(obj, "link-autoneg", &core->link_autoneg);
     ena_add_u32_range(obj, "llq-accel", &core->llq_accel, 0,
                       ENAHW_LLQ_ACCEL_ALL);
     ena_add_u32_range(obj, "llq-max-burst", &core->llq_max_burst,

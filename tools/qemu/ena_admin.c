@@ -682,7 +682,8 @@ static uint8_t ena_get_feature(EnaCore *core, const uint8_t *sqe, uint8_t *cqe)
     case ENAHW_F_LINK_CONFIG:
         stl_le_p(r + 0, 100000);                /* Mbps */
         stl_le_p(r + 4, 0x80);                  /* 100G */
-        stl_le_p(r + 8, 1u << 1);               /* full duplex, no autoneg */
+        /* flags: bit 0 autoneg (link-autoneg), bit 1 full duplex */
+        stl_le_p(r + 8, (1u << 1) | (core->link_autoneg ? 1u : 0));
         return ENAHW_ST_OK;
 
     case ENAHW_F_MTU:

@@ -88,6 +88,9 @@ static void ena_readless(EnaCore *core, uint32_t val)
     uint16_t off = val >> 16;
 
     core->mmio_read_req = val;
+    if (ena_fault_take(core, ENA_FAULT_MMIO_DROP)) {
+        return;     /* as a device busy resetting: no response written */
+    }
     if (!core->mmio_resp_addr) {
         ena_guest_error(core, ENA_ERR_MMIO, "readless read without address");
         return;

@@ -77,6 +77,7 @@ typedef enum EnaFault {
     ENA_FAULT_RX_BAD_LEN,
     ENA_FAULT_RX_RUNT,
     ENA_FAULT_IO_IRQ_DROP,
+    ENA_FAULT_MMIO_DROP,
     ENA_FAULT_POINTS,
 } EnaFault;
 
@@ -238,6 +239,7 @@ struct EnaCore {
     uint32_t max_queues;    /* queue pairs advertised, <= qcap */
     bool llq_enabled;       /* LLQ advertised (needs the BAR2 window) */
     bool llq_large_rec;     /* GET LLQ recommends 256-byte entries */
+    bool link_autoneg;      /* GET LINK_CONFIG reports autonegotiation */
     uint32_t llq_accel;     /* ENAHW_LLQ_ACCEL_* offered by GET LLQ */
     uint32_t llq_max_burst; /* bytes between two doorbells (TX_BURST) */
     uint32_t admin_latency_us;

@@ -259,6 +259,8 @@ const EnaFaultPoint ena_fault_points[ENA_FAULT_POINTS] = {
         "a frame over 8 bytes gets 8 of them in its first buffer" },
     [ENA_FAULT_IO_IRQ_DROP] = { "fault-io-irq-drop", 0,
         "an IO interrupt is lost, its vector stays masked" },
+    [ENA_FAULT_MMIO_DROP] = { "fault-mmio-drop", 0,
+        "a readless register read gets no answer" },
 };
 
 /* Return: whether @f is armed, without taking it */

@@ -96,6 +96,10 @@
 #define ENA_MISSED_TX_THRESHOLD		128
 /* admin exchanges in a row whose interrupt never came: reset the device */
 #define ENA_ADMIN_IRQ_MISSED_RESET	3
+/* ethtool msglvl at probe: the in-tree driver's classes */
+#define ENA_MSG_DEFAULT			(NETIF_MSG_DRV | NETIF_MSG_PROBE | \
+					 NETIF_MSG_IFUP | NETIF_MSG_IFDOWN | \
+					 NETIF_MSG_TX_ERR | NETIF_MSG_RX_ERR)
 
 /* the devlink health reporters, one per class of fault (ena_devlink.c) */
 enum ena_reporter {
@@ -188,6 +192,7 @@ struct ena_queue_stats {
 	struct u64_stats_sync xdp_sync;
 	u64 xdp_tx_doorbells;
 	u64 xdp_tx_full;	/* frames dropped: no room in the XDP TX ring */
+	u64 xdp_tx_prepare_err;	/* ... of those: ring full or too many buffers */
 	u64 xdp_tx_dma_err;
 	u64 xdp_xmit;		/* frames taken by ndo_xdp_xmit (redirect target) */
 
@@ -201,6 +206,7 @@ struct ena_queue_stats {
 	u64 tx_dma_err;
 	u64 tx_doorbells;
 	u64 tx_needs_csum;	/* the device computes the L4 checksum */
+	u64 tx_prepare_err;	/* no room in the ring although the queue ran */
 
 	/* memory life cycle */
 	u64 ring_bytes;
@@ -376,6 +382,8 @@ struct ena_admin_queue {
 	u64 submitted;		/* commands written to the queue */
 	u64 completed;		/* completions consumed */
 	u64 refused;		/* not submitted: device dead or not ready */
+	u64 out_of_space;	/* not submitted: batch larger than the queue */
+	u64 paused;		/* marked unusable (timeout, malformed): reset */
 };
 
 struct ena_aenq {
@@ -438,6 +446,7 @@ enum ena_llq_large {
 struct ena_adapter {
 	struct pci_dev *pdev;
 	struct net_device *netdev;
+	u32 msg_enable;		/* ethtool msglvl: NETIF_MSG_* classes logged */
 	void __iomem *regs;
 	void __iomem *llq_bar;
 	u32 regs_len;		/* BAR 0 bytes: bound of device-given offsets */
@@ -586,6 +595,7 @@ void ena_reg_write(struct ena_adapter *a, u32 off, u32 val);
 void ena_reg_write_ring(struct ena_adapter *a, u32 base_lo, u32 caps_reg,
 			dma_addr_t dma, u32 depth, u32 entry_size);
 int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val);
+void ena_regs_dump(struct ena_adapter *a, u32 *buf);
 int ena_mmio_init(struct ena_adapter *a);
 void ena_mmio_program(struct ena_adapter *a);
 void ena_mmio_forget(struct ena_adapter *a);

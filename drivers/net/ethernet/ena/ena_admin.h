@@ -275,8 +275,11 @@ struct ena_feat_hw_hints {
 struct ena_feat_link {
 	__le32 speed;		/* Mbit/s */
 	__le32 supported;
-	__le32 flags;
+	__le32 flags;		/* ENA_LINK_* */
 };
+
+#define ENA_LINK_AUTONEG	BIT(0)
+#define ENA_LINK_FULL_DUPLEX	BIT(1)
 
 struct ena_feat_host_attr {
 	struct ena_dma_addr os_info;

@@ -127,6 +127,48 @@ int ena_reg_read(struct ena_adapter *a, u32 off, u32 *val)
 	return rc;
 }
 
+/* the registers ethtool -d reads, in offset order (all below the window) */
+static const u8 ena_dump_regs[] = {
+	ENA_REG_VERSION, ENA_REG_CTRL_VERSION, ENA_REG_CAPS, ENA_REG_CAPS_EXT,
+	ENA_REG_AQ_BASE_LO, ENA_REG_AQ_BASE_HI, ENA_REG_AQ_CAPS,
+	ENA_REG_ACQ_BASE_LO, ENA_REG_ACQ_BASE_HI, ENA_REG_ACQ_CAPS,
+	ENA_REG_AQ_DB, ENA_REG_ACQ_TAIL, ENA_REG_AENQ_CAPS,
+	ENA_REG_AENQ_BASE_LO, ENA_REG_AENQ_BASE_HI, ENA_REG_AENQ_HEAD_DB,
+	ENA_REG_AENQ_TAIL, ENA_REG_INTR_MASK, ENA_REG_DEV_CTL, ENA_REG_DEV_STS,
+	ENA_REG_MMIO_READ, ENA_REG_MMIO_RESP_LO, ENA_REG_MMIO_RESP_HI,
+};
+
+static_assert(ENA_REG_MMIO_RESP_HI < ENA_REGS_DUMP_WINDOW);
+static_assert(ENA_REGS_DUMP_TRIED <= 32);
+
+/**
+ * ena_regs_dump() - the device's registers, for ethtool -d
+ * @a: adapter; RTNL held (no reset of the device runs meanwhile)
+ * @buf: ENA_REGS_DUMP_WORDS words, zeroed (layout: ena_regs.h)
+ *
+ * Each register is read as the driver reads it: through DMA when the
+ * device answers readless reads, else (or once cut off by a failed reset)
+ * by plain reads.  A device that does not answer costs one read timeout,
+ * not one per register: the first read that fails ends the dump, and that
+ * register and those after it are marked unreadable.
+ */
+void ena_regs_dump(struct ena_adapter *a, u32 *buf)
+{
+	bool failed = false;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ena_dump_regs); i++) {
+		u32 n = ena_dump_regs[i] / 4;
+
+		buf[ENA_REGS_DUMP_TRIED] |= BIT(n);
+		if (!failed && !ena_reg_read(a, ena_dump_regs[i], &buf[n]))
+			continue;
+		failed = true;
+		buf[n] = U32_MAX;
+		buf[ENA_REGS_DUMP_FAILED] |= BIT(n);
+	}
+}
+
 void ena_mmio_program(struct ena_adapter *a)
 {
 	ena_reg_write(a, ENA_REG_MMIO_RESP_LO, lower_32_bits(a->mmio_resp_dma));
@@ -579,8 +621,10 @@ static bool ena_admin_irq_check(struct ena_adapter *a, bool missed)
  * or a timeout, marks the admin queue unusable and schedules a device reset.
  *
  * Return: 0 when every command completed with status OK; -ETIME on timeout,
- * -EIO on a malformed completion, -ENODEV while the device awaits reset
- * (for these three no completion is valid and no @rcs entry is set);
+ * -EIO on a malformed completion, -ENODEV while the device awaits reset,
+ * -ENOSPC for more commands than the queue holds (a driver bug, counted as
+ * the in-tree ena_admin_q_out_of_space) (for these four no completion is
+ * valid and no @rcs entry is set);
  * otherwise the first non-zero result in @rcs.
  */
 int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
@@ -598,8 +642,13 @@ int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 	u16 id0, got;
 	int rc;
 
-	if (WARN_ON_ONCE(!n || n > ENA_AQ_DEPTH || (n > 1 && !rcs)))
+	if (WARN_ON_ONCE(!n || (n > 1 && !rcs)))
 		return -EINVAL;
+	/* the queue holds one batch at a time: a larger one cannot go in */
+	if (WARN_ON_ONCE(n > ENA_AQ_DEPTH)) {
+		WRITE_ONCE(aq->out_of_space, aq->out_of_space + n);
+		return -ENOSPC;
+	}
 	mutex_lock(&aq->lock);
 	if (!test_bit(ENA_F_ADMIN_READY, &a->flags) ||
 	    test_bit(ENA_F_DEV_DEAD, &a->flags)) {
@@ -693,6 +742,8 @@ int ena_admin_exec_many(struct ena_adapter *a, struct ena_aq_cmd *cmd,
 
 dead:
 	set_bit(ENA_F_DEV_DEAD, &a->flags);
+	/* the in-tree admin_q_pause: the queue stopped, a reset follows */
+	WRITE_ONCE(aq->paused, aq->paused + 1);
 	mutex_unlock(&aq->lock);
 	if (rc == -EIO)
 		ena_reset_schedule(a, ENA_RESET_DRIVER_INVALID_STATE,

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ethtool: driver info, link, channels, rings, statistics, RSS.  Bad
- * values are refused with -EINVAL (and an extack message where the
- * callback has one) and leave the interface as it was.
+ * ethtool: driver info, link, channels, rings, statistics, RSS, the
+ * register dump (-d), message level and timestamping (software: the stack
+ * stamps received packets, xmit stamps sent ones).  Bad values are refused
+ * with -EINVAL (and an extack message where the callback has one) and leave
+ * the interface as it was.
  */
+#include <linux/bitfield.h>
 #include <linux/ethtool.h>
+#include <linux/linkmode.h>
 #include <linux/log2.h>
 #include <linux/rtnetlink.h>
 
@@ -40,8 +44,48 @@ static int ena_get_link_ksettings(struct net_device *nd,
 	if (!ena_get_feature(a, ENA_FEAT_LINK_CONFIG, 0, 0, 0, &r)) {
 		ks->base.speed = le32_to_cpu(r.link.speed);
 		ks->base.duplex = DUPLEX_FULL;
+		if (le32_to_cpu(r.link.flags) & ENA_LINK_AUTONEG) {
+			linkmode_set_bit(ETHTOOL_LINK_MODE_Autoneg_BIT,
+					 ks->link_modes.supported);
+			linkmode_set_bit(ETHTOOL_LINK_MODE_Autoneg_BIT,
+					 ks->link_modes.advertising);
+			ks->base.autoneg = AUTONEG_ENABLE;
+		}
 	}
 	return 0;
+}
+
+static int ena_get_regs_len(struct net_device *nd)
+{
+	return ENA_REGS_DUMP_WORDS * sizeof(u32);
+}
+
+/* ethtool -d: the layout is ena_regs.h's (ENA_REGS_DUMP_*) */
+static void ena_get_regs(struct net_device *nd, struct ethtool_regs *regs,
+			 void *p)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	regs->version = FIELD_PREP(ENA_REGS_DUMP_VER_LAYOUT,
+				   ENA_REGS_DUMP_LAYOUT) |
+			FIELD_PREP(ENA_REGS_DUMP_VER_DEVICE,
+				   READ_ONCE(a->dev_version));
+	memset(p, 0, ena_get_regs_len(nd));
+	ena_regs_dump(a, p);
+}
+
+static u32 ena_get_msglevel(struct net_device *nd)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	return a->msg_enable;
+}
+
+static void ena_set_msglevel(struct net_device *nd, u32 level)
+{
+	struct ena_adapter *a = netdev_priv(nd);
+
+	a->msg_enable = level;
 }
 
 static void ena_get_channels(struct net_device *nd,
@@ -556,6 +600,11 @@ static const struct ethtool_ops ena_ethtool_ops = {
 	.get_drvinfo		= ena_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= ena_get_link_ksettings,
+	.get_regs_len		= ena_get_regs_len,
+	.get_regs		= ena_get_regs,
+	.get_msglevel		= ena_get_msglevel,
+	.set_msglevel		= ena_set_msglevel,
+	.get_ts_info		= ethtool_op_get_ts_info,
 	.get_channels		= ena_get_channels,
 	.set_channels		= ena_set_channels,
 	.get_ringparam		= ena_get_ringparam,

@@ -195,9 +195,9 @@ static u32 ena_txq_missed(struct ena_adapter *a, struct ena_qp *qp,
 			continue;
 		b->missed = true;
 		if (!fresh++)
-			netdev_notice(a->netdev,
-				      "queue %u: %sTX req_id %u not completed after %u ms\n",
-				      qp->qid, xdp ? "XDP " : "", i, ms);
+			netif_notice(a, tx_err, a->netdev,
+				     "queue %u: %sTX req_id %u not completed after %u ms\n",
+				     qp->qid, xdp ? "XDP " : "", i, ms);
 	}
 	if (fresh)
 		WRITE_ONCE(qp->stats->tx_missed, qp->stats->tx_missed + fresh);
@@ -263,9 +263,9 @@ static void ena_io_health(struct ena_adapter *a)
 		missed = READ_ONCE(a->missed_tx_ms) == ENA_HINT_NO_TIMEOUT ?
 			 0 : ena_tx_missed(a, qp);
 		if (missed >= threshold) {
-			netdev_err(a->netdev,
-				   "queue %u: %u TX completions missing (threshold %u)\n",
-				   q, missed, threshold);
+			netif_err(a, tx_err, a->netdev,
+				  "queue %u: %u TX completions missing (threshold %u)\n",
+				  q, missed, threshold);
 			ena_reset_schedule(a, ENA_RESET_MISS_TX_CMPL,
 					   "missing TX completions");
 			break;

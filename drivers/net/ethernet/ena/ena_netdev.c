@@ -242,7 +242,8 @@ static void ena_up_work(struct work_struct *w)
 	int rc = ena_up_start(a);
 
 	if (rc) {
-		netdev_err(a->netdev, "queue start after open failed: %d\n", rc);
+		netif_err(a, ifup, a->netdev, "queue start after open failed: %d\n",
+			  rc);
 		ena_reset_schedule(a, ENA_RESET_INIT_ERR,
 				   "the queues of an open did not start");
 	}
@@ -309,9 +310,10 @@ static int ena_open(struct net_device *nd)
 	}
 	if (rc) {
 		clear_bit(ENA_F_WANT_UP, &a->flags);
-		netdev_err(nd, "open failed: %d\n", rc);
+		netif_err(a, ifup, nd, "open failed: %d\n", rc);
 	} else {
 		WRITE_ONCE(a->interface_up, a->interface_up + 1);
+		netif_dbg(a, ifup, nd, "open: %u queues\n", a->num_queues);
 	}
 	return rc;
 }
@@ -323,6 +325,7 @@ static int ena_close(struct net_device *nd)
 	clear_bit(ENA_F_WANT_UP, &a->flags);
 	ena_down(a);
 	WRITE_ONCE(a->interface_down, a->interface_down + 1);
+	netif_dbg(a, ifdown, nd, "closed\n");
 	return 0;
 }
 
@@ -608,6 +611,10 @@ static void ena_link_apply(struct ena_adapter *a, bool queues_up)
  */
 void ena_link_update(struct ena_adapter *a, bool up)
 {
+	if (up)
+		netif_info(a, link, a->netdev, "device reports link up\n");
+	else
+		netif_info(a, link, a->netdev, "device reports link down\n");
 	a->link_changes++;
 	a->link_up = up;
 	ena_link_apply(a, test_bit(ENA_F_QUEUES_RUN, &a->flags));
@@ -741,6 +748,12 @@ void ena_netdev_setup(struct ena_adapter *a)
 			      ena_offload_features(a);
 
 	nd->netdev_ops = &ena_netdev_ops;
+	/*
+	 * Neither driver programs unicast addresses into the device (it takes
+	 * the frames the VPC sends this interface), so extra addresses
+	 * (macvlan) need no promiscuous mode: the flag as in-tree.
+	 */
+	nd->priv_flags |= IFF_UNICAST_FLT;
 	ena_ethtool_set_ops(nd);
 	ena_stat_ops_set(nd);
 

@@ -222,6 +222,7 @@ static int ena_probe_dev(struct pci_dev *pdev)
 	a = netdev_priv(nd);
 	a->pdev = pdev;
 	a->netdev = nd;
+	a->msg_enable = ENA_MSG_DEFAULT;
 	pci_set_drvdata(pdev, a);
 	/* no link until the device says so */
 	netif_carrier_off(nd);

@@ -83,6 +83,21 @@ enum ena_reset_reason {
 	ENA_RESET_DEVICE_REQUEST	= 19,
 };
 
+/*
+ * The ethtool -d dump: BAR0 up to ENA_REGS_DUMP_WINDOW, each register at its
+ * own offset (holes 0, a register that could not be read all ones), then a
+ * word with a bit per register read (bit n: offset 4 * n) and a word with a
+ * bit per register that could not be read.  ethtool's regs->version: the
+ * layout version and the device's VERSION register at the last bring-up.
+ */
+#define ENA_REGS_DUMP_WINDOW		0x70
+#define ENA_REGS_DUMP_TRIED		(ENA_REGS_DUMP_WINDOW / 4)
+#define ENA_REGS_DUMP_FAILED		(ENA_REGS_DUMP_TRIED + 1)
+#define ENA_REGS_DUMP_WORDS		(ENA_REGS_DUMP_FAILED + 1)
+#define ENA_REGS_DUMP_LAYOUT		1
+#define   ENA_REGS_DUMP_VER_LAYOUT	GENMASK(31, 24)
+#define   ENA_REGS_DUMP_VER_DEVICE	GENMASK(15, 0)
+
 /* PCI revision bit 0: the device cannot answer readless register reads. */
 #define ENA_PCI_REV_NO_READLESS		BIT(0)
 

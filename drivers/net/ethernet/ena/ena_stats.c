@@ -19,13 +19,14 @@ struct ena_qsnap {
 	u64 rx_copybreak;
 	u64 napi_completes, unmasks, page_allocs, page_frees, rx_fill_deferred;
 	u64 tx_stops, tx_linearize, tx_linearize_failed, tx_llq_hdr_pull;
-	u64 tx_dropped, tx_dma_err, tx_doorbells, tx_needs_csum;
+	u64 tx_dropped, tx_dma_err, tx_doorbells, tx_needs_csum, tx_prepare_err;
 	u64 ring_bytes, dma_allocs, dma_frees, starts, stops, rx_empty_kicks;
 	u64 tx_missed;
 	u64 xdp_pass, xdp_drop, xdp_tx, xdp_redirect, xdp_aborted, xdp_invalid;
 	u64 xdp_multibuf;
 	u64 xdp_tx_packets, xdp_tx_bytes, xdp_tx_bad_req_id;
 	u64 xdp_tx_doorbells, xdp_tx_full, xdp_tx_dma_err, xdp_xmit;
+	u64 xdp_tx_prepare_err;
 	u64 never;	/* stays 0: the event cannot happen in this driver */
 };
 
@@ -74,6 +75,7 @@ static void ena_qsnap(const struct ena_queue_stats *st, struct ena_qsnap *s)
 		start = u64_stats_fetch_begin(&st->xdp_sync);
 		s->xdp_tx_doorbells = st->xdp_tx_doorbells;
 		s->xdp_tx_full = st->xdp_tx_full;
+		s->xdp_tx_prepare_err = st->xdp_tx_prepare_err;
 		s->xdp_tx_dma_err = st->xdp_tx_dma_err;
 		s->xdp_xmit = st->xdp_xmit;
 	} while (u64_stats_fetch_retry(&st->xdp_sync, start));
@@ -88,6 +90,7 @@ static void ena_qsnap(const struct ena_queue_stats *st, struct ena_qsnap *s)
 		s->tx_dma_err = st->tx_dma_err;
 		s->tx_doorbells = st->tx_doorbells;
 		s->tx_needs_csum = st->tx_needs_csum;
+		s->tx_prepare_err = st->tx_prepare_err;
 	} while (u64_stats_fetch_retry(&st->xmit_sync, start));
 	/* the in-tree queue_wakeup counts both kinds of wake */
 	s->tx_wakeups += restarts;
@@ -109,9 +112,12 @@ struct ena_qstat_desc {
 #define ENA_QS(n, f)	{ n, offsetof(struct ena_qsnap, f) }
 
 /*
- * The in-tree driver's per-queue names (ethtool -S), with the same meaning.
- * Those mapped to "never" count events that cannot happen here: page_pool
- * maps RX pages, no TX context descriptor step.
+ * The in-tree driver's per-queue names (ethtool -S), with the same meaning,
+ * but for the RX dma_mapping_err, which is not listed: page_pool maps the
+ * RX pages, and a mapping it could not make is an allocation failure
+ * (page_alloc_fail).  prepare_ctx_err counts packets whose descriptors could
+ * not be written (the ring had no room although the queue was awake; XDP:
+ * full, or more buffers than the device takes), as in-tree.
  * missed_tx counts each late packet once (in-tree: once per watchdog look).
  */
 static const struct ena_qstat_desc ena_intree_tx[] = {
@@ -125,7 +131,7 @@ static const struct ena_qstat_desc ena_intree_tx[] = {
 	ENA_QS("napi_comp", napi_completes),
 	ENA_QS("tx_poll", napi_polls),
 	ENA_QS("doorbells", tx_doorbells),
-	ENA_QS("prepare_ctx_err", never),
+	ENA_QS("prepare_ctx_err", tx_prepare_err),
 	ENA_QS("bad_req_id", tx_bad_req_id),
 	ENA_QS("llq_buffer_copy", tx_llq_hdr_pull),
 	ENA_QS("missed_tx", tx_missed),
@@ -142,7 +148,6 @@ static const struct ena_qstat_desc ena_intree_rx[] = {
 	ENA_QS("csum_bad", rx_csum_bad),
 	ENA_QS("page_alloc_fail", rx_alloc_fail),
 	ENA_QS("skb_alloc_fail", rx_skb_alloc_fail),
-	ENA_QS("dma_mapping_err", never),
 	ENA_QS("bad_desc_num", rx_bad_desc_num),
 	ENA_QS("bad_req_id", rx_bad_req_id),
 	ENA_QS("empty_rx_ring", rx_empty_kicks),
@@ -172,7 +177,7 @@ static const struct ena_qstat_desc ena_intree_xdp_tx[] = {
 	ENA_QS("napi_comp", napi_completes),
 	ENA_QS("tx_poll", napi_polls),
 	ENA_QS("doorbells", xdp_tx_doorbells),
-	ENA_QS("prepare_ctx_err", never),
+	ENA_QS("prepare_ctx_err", xdp_tx_prepare_err),
 	ENA_QS("bad_req_id", xdp_tx_bad_req_id),
 	ENA_QS("llq_buffer_copy", never),
 	ENA_QS("missed_tx", never),
@@ -526,8 +531,8 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	emit(ctx, "wd_expired", READ_ONCE(a->wd_expired));
 	emit(ctx, "interface_up", READ_ONCE(a->interface_up));
 	emit(ctx, "interface_down", READ_ONCE(a->interface_down));
-	/* an admin queue that stops answering resets the device here */
-	emit(ctx, "admin_q_pause", 0);
+	/* the admin queue stopped (timeout, malformed completion): reset */
+	emit(ctx, "admin_q_pause", READ_ONCE(a->aq.paused));
 	emit(ctx, "reset_fail", READ_ONCE(a->resets_failed));
 	ena_emit_dev_stats(a, emit, ctx);
 	for (q = 0; q < a->num_queues; q++) {
@@ -545,8 +550,8 @@ void ena_stats_walk(struct ena_adapter *a, ena_stat_emit_t emit, void *ctx)
 	emit(ctx, "ena_admin_q_aborted_cmd", READ_ONCE(a->aq.refused));
 	emit(ctx, "ena_admin_q_submitted_cmd", READ_ONCE(a->aq.submitted));
 	emit(ctx, "ena_admin_q_completed_cmd", READ_ONCE(a->aq.completed));
-	/* one command in flight at a time: the queue is never full */
-	emit(ctx, "ena_admin_q_out_of_space", 0);
+	/* batches take turns: only one larger than the queue counts here */
+	emit(ctx, "ena_admin_q_out_of_space", READ_ONCE(a->aq.out_of_space));
 	emit(ctx, "ena_admin_q_no_completion", READ_ONCE(aw->timeouts));
 
 	ena_emit_wait(aw, "admin", "cmds", emit, ctx);

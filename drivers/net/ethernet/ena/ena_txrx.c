@@ -477,6 +477,7 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	ndescs = max(nbufs, 1U) + has_meta;
 	if (unlikely(ena_tx_space(tx) < ena_tx_slots(a, tx, ndescs))) {
 		/* cannot happen: the queue stops while max_slots are free */
+		ena_xmit_stat_inc(qp, &qp->stats->tx_prepare_err);
 		ena_tx_maybe_stop(qp);
 		/* what earlier packets of a batch posted must not wait */
 		if (tx->unkicked)
@@ -513,6 +514,8 @@ netdev_tx_t ena_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 					    a->tx_max_header ? : 255),
 		     w1, has_meta ? &meta : NULL);
 
+	/* before the doorbell: the completion may free the skb after it */
+	skb_tx_timestamp(skb);
 	len = skb->len;
 	b->sent = jiffies;
 	b->missed = false;
@@ -728,9 +731,9 @@ static int ena_clean_tx(struct ena_qp *qp, struct ena_txq *tx,
 		req_id = le16_to_cpu(c->req_id);
 		if (unlikely(req_id >= tx->depth ||
 			     !ena_tx_busy(&tx->bufs[req_id], xdp))) {
-			netdev_err(a->netdev,
-				   "queue %u: %sTX completion for req_id %u not in flight\n",
-				   qp->qid, xdp ? "XDP " : "", req_id);
+			netif_err(a, tx_err, a->netdev,
+				  "queue %u: %sTX completion for req_id %u not in flight\n",
+				  qp->qid, xdp ? "XDP " : "", req_id);
 			ena_napi_stat_inc(qp, xdp ? &qp->stats->xdp_tx_bad_req_id :
 					  &qp->stats->tx_bad_req_id);
 			ena_reset_schedule(a, ENA_RESET_INV_TX_REQ_ID,
@@ -1038,9 +1041,9 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 		len = le16_to_cpu(c->len);
 		off = c->offset;
 		if (unlikely(id >= rx->depth || !rx->bufs[id].page)) {
-			netdev_err(a->netdev,
-				   "queue %u: RX completion for req_id %u not in flight\n",
-				   qp->qid, id);
+			netif_err(a, rx_err, a->netdev,
+				  "queue %u: RX completion for req_id %u not in flight\n",
+				  qp->qid, id);
 			ena_napi_stat_inc(qp, &qp->stats->rx_bad_req_id);
 			ena_reset_schedule(a, ENA_RESET_INV_RX_REQ_ID,
 					   "invalid RX completion");
@@ -1048,9 +1051,9 @@ static int ena_clean_rx(struct ena_qp *qp, int budget, u32 *xdp_done)
 			break;
 		}
 		if (unlikely(!len || off + len > rx->buf_len)) {
-			netdev_err(a->netdev,
-				   "queue %u: RX completion length %u offset %u impossible\n",
-				   qp->qid, len, off);
+			netif_err(a, rx_err, a->netdev,
+				  "queue %u: RX completion length %u offset %u impossible\n",
+				  qp->qid, len, off);
 			ena_napi_stat_inc(qp, &qp->stats->rx_bad_len);
 			ena_reset_schedule(a, ENA_RESET_TOO_MANY_RX_DESCS,
 					   "malformed RX completion");

@@ -157,6 +157,9 @@ static int ena_xdp_post(struct ena_qp *qp, struct xdp_frame *xdpf,
 			qp->stats->xdp_tx_dma_err++;
 		else
 			qp->stats->xdp_tx_full++;
+		/* the in-tree prepare_ctx_err: descriptors not written */
+		if (rc == -ENOSPC || rc == -EMSGSIZE)
+			qp->stats->xdp_tx_prepare_err++;
 		u64_stats_update_end(&qp->stats->xdp_sync);
 		return rc;
 	}
