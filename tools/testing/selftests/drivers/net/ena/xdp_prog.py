@@ -12,6 +12,7 @@ loader: assembled here, loaded with bpf(2), attached through rtnetlink.
                         [--size BYTES]
   xdp_prog.py dump PROG [--ifindex-target N]
   xdp_prog.py selftest
+  xdp_prog.py can-load [--frags]
 
 PROG is one of
   pass      return XDP_PASS
@@ -31,6 +32,9 @@ detach removes the native program. Both print the kernel's extended
 ACK message when it gives one, and exit with the errno when the kernel
 refuses (the BPF verifier's log is printed when it refuses the program).
 query prints the id of the attached native program, 0 when none.
+can-load loads the pass program (--frags: with BPF_F_XDP_HAS_FRAGS) and
+exits 0 when the kernel takes it, else with the errno: the probe of a
+kernel feature, nothing is attached.
 
 echo-check (run where IFACE is, e.g. in the peer's netns) sends COUNT
 Ethernet frames from IFACE to DST_MAC (IPv4 UDP 10.77.0.2 -> 10.77.0.1,
@@ -767,7 +771,17 @@ def main():
     p.add_argument("prog", choices=PROGS)
     p.add_argument("--ifindex-target", type=int, default=0)
     sub.add_parser("selftest")
+    sub.add_parser("can-load").add_argument("--frags", action="store_true")
     a = ap.parse_args()
+
+    if a.cmd == "can-load":
+        # exit status 0 when this kernel loads the pass program (with
+        # BPF_F_XDP_HAS_FRAGS: 5.18 on), else the errno of the refusal
+        try:
+            os.close(bpf_prog_load(program("pass", 0), "ena_probe", a.frags))
+        except SystemExit as e:
+            return e.code
+        return 0
 
     if a.cmd == "selftest":
         return selftest()
