@@ -33,7 +33,6 @@
 changes=${ENA_STRESS_CHANGES:-100}
 cycles=${ENA_STRESS_CYCLES:-200}
 seed=${ENA_SEED:-$((RANDOM * 32768 + RANDOM))}
-ADMIN_BYTES=$ADMIN_RING_BYTES
 tmpd=$(mktemp -d /tmp/ena-lazy.XXXXXX)
 spin=()
 
@@ -91,7 +90,7 @@ if is_ours; then
 else
 	ktap_skip "after probe: driver ring_bytes = 0" "stock driver has no ring_bytes counter"
 fi
-ktap_check "after probe: model ring bytes = admin queues only ($ADMIN_BYTES)" expect_eq stat-ring-bytes "$(model_ring_bytes)" $ADMIN_BYTES
+ktap_check "after probe: model ring bytes = admin queues only ($ADMIN_RING_BYTES)" expect_eq stat-ring-bytes "$(model_ring_bytes)" $ADMIN_RING_BYTES
 
 # --- up with N channels ----------------------------------------------------------
 ethtool -L "$A" combined "$N" 2>/dev/null
@@ -149,7 +148,7 @@ else
 	ktap_skip "up: pages in RX rings (page_allocs - page_frees) within N x (rx depth - 17 .. rx depth - 1)" "stock driver has no page counters"
 	ktap_skip "up: page_pool counters in ethtool -S iff CONFIG_PAGE_POOL_STATS" "stock driver reports none"
 fi
-ktap_check "up: model ring bytes = $ADMIN_BYTES + $N x $QB" expect_eq stat-ring-bytes "$(model_ring_bytes)" $((ADMIN_BYTES + N * QB))
+ktap_check "up: model ring bytes = $ADMIN_RING_BYTES + $N x $QB" expect_eq stat-ring-bytes "$(model_ring_bytes)" $((ADMIN_RING_BYTES + N * QB))
 ktap_check "up: ping" ping_ok
 
 # --- -L N -> N-1 -> N: only one queue pair changes --------------------------------
@@ -417,7 +416,7 @@ down_empty() {
 		expect_eq "coherent allocs - frees" $(( $(st dma_coherent_allocs) - $(st dma_coherent_frees) )) 0 || rc=1
 		expect_eq "page_allocs - page_frees" $(( $(st page_allocs) - $(st page_frees) )) 0 || rc=1
 	fi
-	expect_eq stat-ring-bytes "$(model_ring_bytes)" $ADMIN_BYTES || rc=1
+	expect_eq stat-ring-bytes "$(model_ring_bytes)" $ADMIN_RING_BYTES || rc=1
 	return $rc
 }
 down_zero() {
