@@ -244,7 +244,7 @@ check "admin_q_pause: an admin command that never completes is counted, reset, t
 # sum REGEX: the sum of $A's ethtool -S counters matching REGEX
 sum() { eth_stat_sum "$A" "$1"; }
 xdp_full() {
-	local mac e f t0=$SECONDS steps=
+	local mac e f i t0=$SECONDS steps=
 	# one channel (the in-tree driver takes XDP with at most half its
 	# channels) of 256-entry TX rings, so XDP TX rings: a few hundred
 	# frames fill it
@@ -266,7 +266,13 @@ xdp_full() {
 		for _ in range(n):
 		    s.send(frame)
 	PY
-	sleep 0.5
+	# held until the ring overflowed (or 10 s): the RX path of a slow
+	# guest may take longer than the peer to go through the 400 frames
+	for ((i = 0; i < 50; i++)); do
+		e=$(sum '^queue_[0-9]+_xdp_tx_prepare_ctx_err$')
+		[ "${e:-0}" -gt 0 ] && break
+		sleep 0.2
+	done
 	model_set ena0 tx-hold false
 	steps+=", frames sent $((SECONDS - t0)) s"
 	e=$(sum '^queue_[0-9]+_xdp_tx_prepare_ctx_err$') f=$(sum '^queue_[0-9]+_xdp_ring_full$')

@@ -513,7 +513,8 @@ hints_keepalive() {
 	fi
 	ms=$(awk -v t0="$t0" -F'[][]' '{ printf "%d", ($2 - t0) * 1000 }' <<< "$line")
 	echo "keep-alive timeout logged ${ms:-?} ms after the keep-alives stopped (hint 2500 ms, default 6000 ms)"
-	[ -n "$ms" ] && [ "$ms" -lt 4500 ]
+	# the default would take 6 s or more: 5.5 leaves a loaded guest 3 s
+	[ -n "$ms" ] && [ "$ms" -lt 5500 ]
 }
 # hints_tx_watchdog: UPDATE_HINTS sets the stack's TX watchdog to 1000 ms
 # and turns the missing-TX check off (0xffff); ours must also clamp a

@@ -280,7 +280,7 @@ traffic_during() {
 	for step in "-L combined $((N - 1))" "-L combined $N" "-L combined 1" "-L combined $N" \
 		    "-G rx 512 tx 512" "-G rx $RXD tx $TXD"; do
 		ethtool ${step%% *} "$A" ${step#* } 2>&1 || { echo "ethtool $step failed"; rc=1; }
-		ping -q -c 1 -W 3 10.77.0.2 >/dev/null || { echo "no ping reply right after ethtool $step"; rc=1; }
+		ping_within 10 || { echo "no ping reply within 10 s of ethtool $step"; rc=1; }
 		sleep 0.2
 	done
 	touch "$stop"

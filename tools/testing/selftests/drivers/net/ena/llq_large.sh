@@ -200,7 +200,9 @@ else
 		done
 		echo "unbind during switches: $i rounds, slowest $worst ms"
 		dmesg | tail -n +"$d" | grep -E 'Unbalanced enable|irq [0-9]+: nobody' && rc=1
-		[ $rc = 0 ] && [ "$worst" -lt 1500 ] && ping_ok
+		# bounded: well under the 3 s admin timeout an unbind that
+		# waited for a lost completion would take (133 ms seen)
+		[ $rc = 0 ] && [ "$worst" -lt 2500 ] && ping_ok
 	}
 	if is_ours; then
 		ktap_check "unbind during a switch's re-init: the switch ends first, no admin command without its interrupt" unbind_in_reinit

@@ -281,7 +281,9 @@ queued_at_open() {
 	r0=$(cat "/sys/class/net/$A/statistics/rx_packets")
 	taskset -c 0 ip link set "$A" up
 	echo "$aff" > /proc/irq/default_smp_affinity
-	for ((i = 1; i <= 10; i++)); do
+	# within 5 s: a vCPU the host holds up must not fail it, and a frame
+	# the open lost never comes
+	for ((i = 1; i <= 50; i++)); do
 		sleep 0.1
 		r=$(cat "/sys/class/net/$A/statistics/rx_packets")
 		[ "$r" -gt "$r0" ] && break
