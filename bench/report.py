@@ -5,6 +5,8 @@
   report.py reconfig RAW.jsonl OUTPREFIX -> OUTPREFIX.md (the reconfiguration table)
   report.py boot RAW.jsonl... OUTPREFIX  -> OUTPREFIX.md, OUTPREFIX.png (multi-device boot)
   report.py datapath RAW.jsonl OUTPREFIX -> OUTPREFIX.md, OUTPREFIX.png (stock vs ours datapath)
+  report.py recovery RAW.jsonl OUTPREFIX -> OUTPREFIX.md (a device reset under a steady flow)
+  report.py recovery-text RAW.jsonl      -> the recovery table as plain text (make run)
 """
 import json
 import statistics as st
@@ -887,6 +889,125 @@ def datapath(raw, prefix):
     print(f"report: {prefix}.md")
 
 
+RECOVERY_TRIGGERS = [("keepalive", "keep-alive loss"), ("fatal", "FATAL_ERROR event (IO stops)"),
+                     ("request", "DEVICE_REQUEST_RESET event")]
+
+
+def recovery_rows(recs):
+    """Per trigger and driver: (n, recovered, resets, time to traffic ms,
+    outage ms, frames lost) as medians over the rounds that measured it;
+    time to traffic over the recovered ones only."""
+    rows = {}
+    for t, _ in RECOVERY_TRIGGERS:
+        for d in ("stock", "ours"):
+            rs = [r for r in recs if r["test"] == t and r["driver"] == d and not r.get("failed")]
+            if not rs:
+                continue
+            reset = [r for r in rs if r.get("resets", 0) > 0]
+            timed = [r for r in reset if r.get("resume_ms") is not None]
+            rows[t, d] = {"n": len(rs), "failed": sum(1 for r in recs if r["test"] == t and r["driver"] == d
+                                                       and r.get("failed")),
+                          "reset": len(reset),
+                          "back": sum(1 for r in reset if r.get("back")),
+                          "timed": len(timed),
+                          "resume": med([r["resume_ms"] for r in timed]),
+                          "outage": med([r["outage_ms"] for r in rs]),
+                          "lost": med([r["lost_after"] for r in rs])}
+    return rows
+
+
+def recovery_table(recs):
+    """The per-trigger table, as markdown lines."""
+    rows = recovery_rows(recs)
+    out = ["| trigger | driver | rounds | reset | back | time to traffic, ms | outage, ms "
+           "| datagrams lost |", "|---|---|---|---|---|---|---|---|"]
+    for t, name in RECOVERY_TRIGGERS:
+        for d in ("stock", "ours"):
+            c = rows.get((t, d))
+            if not c:
+                continue
+            resume = f"{c['resume']:.0f}" if c["timed"] else "-"
+            out.append(f"| {name} | {d} | {c['n']} | {c['reset']} | {c['back']} | {resume} "
+                       f"| {c['outage']:.0f} | {c['lost']:.0f} |")
+    return out
+
+
+def recovery_intervals(recs):
+    """Paired ratios ours / stock per trigger: time to traffic over the
+    rounds both drivers recovered in, frames lost over the rounds stock lost
+    any in.  Returns the table lines and the cells for the summary."""
+    lines = ["| trigger | figure | n | ours / stock (95% interval) | verdict |", "|---|---|---|---|---|"]
+    cells = []
+    for t, name in RECOVERY_TRIGGERS:
+        rs = [r for r in recs if r["test"] == t and not r.get("failed")]
+        back = [r for r in rs if r.get("resume_ms") is not None and r.get("resets", 0) > 0]
+        # (a round without a reset, or whose reset lost nothing, has no time to traffic)
+        for key, fig, src in (("resume_ms", "time to traffic", back), ("lost_after", "datagrams lost", rs)):
+            ratios = round_ratios(((r["round"], r["driver"], r[key]) for r in src), "ours", "stock")
+            if len(ratios) < 2:
+                lines.append(f"| {name} | {fig} | {len(ratios)} | - | too few paired rounds |")
+                continue
+            r, lo, hi = paired_ci(ratios)
+            v = "no measured difference" if lo <= 1 <= hi else ("ours ahead" if hi < 1 else "ours behind")
+            cells.append((f"{name}, {fig}", v, r, lo, hi, len(ratios)))
+            lines.append(f"| {name} | {fig} | {len(ratios)} | {r:.3f} ({lo:.3f}..{hi:.3f}) | {v} |")
+    return lines, cells
+
+
+def recovery(raw, prefix):
+    recs = load(raw)
+    kernel = recs[0]["kernel"] if recs else "?"
+    rounds = max((r["round"] for r in recs), default=0)
+    pps = sorted({r["pps"] for r in recs if "pps" in r})
+    win = sorted({r["window_s"] for r in recs if "window_s" in r})
+    lines = [f"# Recovery from a device reset, stock vs ours ({kernel})", "",
+             commit_line(recs), "",
+             f"Raw data: `{raw}`; {rounds} rounds in one guest, the drivers alternating (odd rounds",
+             "stock first). Two model devices on one wire, the second in a netns; the peer sends",
+             f"{', '.join(map(str, pps))} UDP datagrams a second to an echo behind the first device",
+             "(bench/flow.py), so the flow crosses it both ways. A second into the flow the model",
+             "needs a reset of the first device (bench/guest-recovery.sh: keep-alives stop until",
+             "the next reset; a FATAL_ERROR event, after which the model's IO stops until a reset;",
+             f"a DEVICE_REQUEST_RESET event); the flow runs {', '.join(map(str, win))} s more. Both drivers",
+             "read the same hints at probe (keep-alive and missing-TX timeouts 2 s).", "",
+             "reset: rounds in which the model saw a device reset; back: rounds in which the flow",
+             "came back after one. Outage: the longest run of datagrams lost after the trigger, in",
+             "send time, from the last one echoed before it to the first echoed after it (runs of",
+             "lost datagrams, not of silence: a sender the guest holds up loses nothing). Time to",
+             "traffic: from the trigger to the echo that ended that run (so it holds the detection,",
+             "e.g. the keep-alive timeout); none where nothing was lost. Datagrams lost: sent after",
+             "the trigger, never echoed. Medians over the rounds; time to traffic over the rounds",
+             "that have one.", ""]
+    lines += recovery_table(recs)
+    ci_lines, cells = recovery_intervals(recs)
+    lines += ["", "Paired ratios ours / stock: per round, ours' figure over stock's; the median of",
+              "the rounds' ratios and its 95% bootstrap interval (4000 resamples of whole rounds).",
+              "Lower is better for both figures. Rounds where stock lost nothing give no ratio.", ""]
+    lines += ci_lines
+    lines += ["", "Summary (generated from the paired intervals above):"]
+    for sentence in dp_summary(cells):
+        lines += ["", sentence]
+    with open(prefix + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"report: {prefix}.md")
+
+
+def recovery_text(raw):
+    """make run's short table: the same figures, plain text."""
+    rows = recovery_rows(load(raw))
+    print("%-32s %-6s %6s %18s %10s %8s" % ("device reset by", "driver", "reset", "time to traffic ms",
+                                            "outage ms", "lost"))
+    for t, name in RECOVERY_TRIGGERS:
+        for d in ("stock", "ours"):
+            c = rows.get((t, d))
+            if c:
+                resume = ("%.0f" % c["resume"] if c["timed"] else
+                          "not back" if c["back"] < c["reset"] else "-")
+                print("%-32s %-6s %3d/%-2d %18s %10.0f %8.0f" % (name, d, c["reset"], c["n"], resume,
+                                                                c["outage"], c["lost"]))
+
+
 if __name__ == "__main__":
     {"probe": probe, "reconfig": reconfig, "boot": boot,
-     "datapath": datapath}[sys.argv[1]](*sys.argv[2:])
+     "datapath": datapath, "recovery": recovery,
+     "recovery-text": recovery_text}[sys.argv[1]](*sys.argv[2:])

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Self-test of report.py's datapath and boot readiness statistics (run by
-make check).
+"""Self-test of report.py's datapath, boot readiness and recovery statistics,
+and of flow.py's outage (run by make check).
 
 Synthetic rounds whose answer is known: the verdicts must follow the
 paired intervals, the pairing must count (rounds that differ a lot from
@@ -14,6 +14,43 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402
+import flow  # noqa: E402
+
+
+def recovery_checks(expect, base):
+    """flow.py's outage from send and echo times, and report.py's recovery
+    table and intervals on rounds whose answer is known."""
+    sent = [i * 0.01 for i in range(1000)]  # 100 a second, 10 s
+    # the sender held up 0.6 s from 2.0 s (nothing sent), then 0.3 s of
+    # datagrams lost from 5.0 s
+    sent = [t for t in sent if not 2.0 <= t < 2.6]
+    echo = [None if 5.0 <= t < 5.3 else t + 0.002 for t in sent]
+    r = flow.analyse(sent, echo, 1.0)
+    expect("flow: a held-up sender is no outage, the lost run is",
+           (r["outage_ms"], r["lost_after"], r["back"]), (310.0, 30, True))
+    expect("flow: time to traffic ends at the run's first echo", r["resume_ms"], 4302.0)
+    r = flow.analyse(sent, [None if t >= 5.0 else t + 0.002 for t in sent], 1.0)
+    expect("flow: never back", (r["back"], r["resume_ms"]), (False, None))
+    r = flow.analyse(sent, [t + 0.002 for t in sent], 1.0)
+    expect("flow: nothing lost", (r["outage_ms"], r["resume_ms"]), (0.0, None))
+    recs = []
+    for i, b in enumerate(base, 1):
+        for d, resume, lost, resets in (("stock", 20 * b, b, 1), ("ours", 2.1 * b, b / 10, 1)):
+            recs.append({"driver": d, "round": i, "test": "keepalive", "resets": resets, "back": True,
+                         "resume_ms": resume, "outage_ms": resume / 2, "lost_after": lost})
+        recs.append({"driver": "stock", "round": i, "test": "request", "resets": 0, "back": True,
+                     "resume_ms": None, "outage_ms": 0.0, "lost_after": 0})
+        recs.append({"driver": "ours", "round": i, "test": "request", "resets": 1, "back": True,
+                     "resume_ms": 150.0, "outage_ms": 30.0, "lost_after": 7})
+    lines, cells = report.recovery_intervals(recs)
+    text = "\n".join(lines)
+    expect("recovery: paired time to traffic", "| keep-alive loss | time to traffic | 10 | 0.105 "
+           "(0.105..0.105) | ours ahead |" in text, True)
+    expect("recovery: no stock reset, no ratio",
+           "| DEVICE_REQUEST_RESET event | time to traffic | 0 | - |" in text, True)
+    table = "\n".join(report.recovery_table(recs))
+    expect("recovery: stock's request row", "| DEVICE_REQUEST_RESET event | stock | 10 | 0 | 0 | - | 0 | 0 |"
+           in table, True)
 
 
 def rounds(test, stock, ours, failed_ours=()):
@@ -81,6 +118,7 @@ def main():
     expect("readiness: summary from the intervals",
            "ours carrier: sooner than stock, 0.40x (all of its interval at or under 0.5x)" in lines
            and "ours rings full: later than stock, 1.50x" in lines, True)
+    recovery_checks(expect, base)
     for b in bad:
         print("report_test: " + b)
     print(f"report_test: {'FAIL' if bad else 'ok'}")

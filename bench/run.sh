@@ -2,7 +2,9 @@
 # make bench: measure side by side, in one guest per kernel, alternating
 # variants, and write bench/results/<date>-<kernel>.md plus PNG plots.
 #   BENCH_REPS (10), BENCH_LATENCIES ("0 10 50 200 1000 5000"), BENCH_KERNELS ("6.1 6.12")
-#   BENCH_PARTS ("probe reconfig boot"): which parts run, e.g. BENCH_PARTS=boot make bench;
+#   BENCH_PARTS ("probe reconfig boot recovery"): which parts run, e.g. BENCH_PARTS=boot make bench;
+#   "recovery" (a device reset under a steady flow: time to traffic and
+#   datagrams lost, stock vs ours; BENCH_RECOVERY_KERNELS ("6.12"), BENCH_REPS rounds);
 #   "datapath" (stock vs ours throughput, packets, latency, interrupts, CPU;
 #   BENCH_DP_KERNELS ("6.12"), BENCH_REPS rounds, BENCH_DP_SECONDS per test)
 #   runs only when asked
@@ -31,7 +33,7 @@ index_run() {
 		"$(basename "$2")" "$BENCH_COMMIT" "$set" >> bench/results/README.md
 }
 raw=bench/results/raw; mkdir -p "$raw"
-parts=" ${BENCH_PARTS:-probe reconfig boot} "
+parts=" ${BENCH_PARTS:-probe reconfig boot recovery} "
 part() { [[ $parts == *" $1 "* ]]; }
 # snapshot_ko REL: measure a stripped copy of the module, not whatever a
 # rebuild leaves behind; sets ko
@@ -104,5 +106,21 @@ for k in ${BENCH_DP_KERNELS:-6.12}; do
 		tools/testing/vm/run --kernel "$k" --ena 2 --timeout 7200 -- bench/guest-datapath.sh
 	python3 bench/report.py datapath "$out" "bench/results/$dtag"
 	index_run datapath "bench/results/$dtag.md"
+done
+fi
+# recovery from a device reset (keep-alive loss, FATAL_ERROR event, device
+# request) under a steady flow, stock vs ours alternating round by round
+if part recovery; then
+for k in ${BENCH_RECOVERY_KERNELS:-6.12}; do
+	rel=$(ena_kernel_release "$k")
+	rtag=$date-$rel-recovery${BENCH_TAG:+-$BENCH_TAG}
+	out=$raw/$rtag.jsonl
+	: > "$out"
+	snapshot_ko "$rel"
+	echo "bench: recovery on $rel"
+	ENA_KO=$top/$ko BENCH_OUT=$top/$out BENCH_REPS=${BENCH_REPS:-10} \
+		tools/testing/vm/run --kernel "$k" --ena 2 --timeout 7200 -- bench/guest-recovery.sh
+	python3 bench/report.py recovery "$out" "bench/results/$rtag"
+	index_run recovery "bench/results/$rtag.md"
 done
 fi

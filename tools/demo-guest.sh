@@ -10,12 +10,16 @@
 # when operstate is up and every RX ring full; and, from one more load
 # each, how many frames of a burst (ENA_DEMO_BURST, 1024 per device, 0 =
 # none) that arrives the moment the first RX buffers are posted are lost.
+# Then (ENA_DEMO_RECOVERY=1, the default) one round of the recovery bench
+# (bench/guest-recovery.sh): a device reset by keep-alive loss, a
+# FATAL_ERROR event and a device request under a steady flow, each driver:
+# time to traffic and datagrams lost.
 st=$ENA_TOP/tools/testing/selftests/drivers/net/ena
 . "$st/ena_lib.sh"
 bench=$ENA_TOP/bench
 rounds=${ENA_DEMO_ROUNDS:-3} lat=${ENA_DEMO_LATENCY_US:-50}
-out=$(mktemp)
-trap 'trace_reset; rm -f "$out"' EXIT
+out=$(mktemp) rec=$(mktemp)
+trap 'trace_reset; rm -f "$out" "$rec"' EXIT
 
 burst=${ENA_DEMO_BURST:-1024}
 load() { # $1: stock|ours, $2: round, $3: rx-burst frames per device (0)
@@ -140,4 +144,12 @@ print("are posted, and drops what finds no buffer, as the device does.)")
 print("(model idle: during device 0's probe, the sum of the times from the device's newest admin")
 print("completion to the driver's next command; the driver's own work between commands is in it.)")
 PY
-[ "${P[stock]}" = ok ] && [ "${P[ours]}" = ok ]
+rc=0
+[ "${P[stock]}" = ok ] && [ "${P[ours]}" = ok ] || rc=1
+if [ "${ENA_DEMO_RECOVERY:-1}" = 1 ]; then
+	printf '\nrecovery: one round, a steady flow of %s UDP datagrams a second through device 0 (make bench: 10 rounds and intervals)\n' \
+		"${BENCH_RECOVERY_PPS:-500}"
+	BENCH_OUT=$rec BENCH_REPS=1 "$bench/guest-recovery.sh" > /dev/null || rc=1
+	python3 "$bench/report.py" recovery-text "$rec" || rc=1
+fi
+exit $rc

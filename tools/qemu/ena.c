@@ -237,8 +237,11 @@ static void ena_set_fatal(Object *obj, bool val, Error **errp)
     core->fault_fatal = val;
     if (val) {
         core->dev_sts |= ENAHW_STS_FATAL;
+        ena_halt_io(core);
     } else {
+        /* the device healed: IO runs again, pending TX at its next doorbell */
         core->dev_sts &= ~ENAHW_STS_FATAL;
+        core->io_halted = false;
     }
 }
 
@@ -849,6 +852,8 @@ static void ena_add_stat_props(Object *obj, EnaCore *core)
     ena_add_stat(obj, "stat-aenq-dropped", &core->st.aenq_dropped);
     ena_add_stat(obj, "stat-aenq-disabled", &core->st.aenq_disabled);
     ena_add_stat(obj, "stat-aenq-injected", &core->st.aenq_injected);
+    ena_add_stat(obj, "stat-io-halts", &core->st.io_halts);
+    ena_add_stat(obj, "stat-rx-halted", &core->st.rx_halted);
     ena_add_stat(obj, "stat-admin-irqs-lost", &core->st.admin_irqs_lost);
     ena_add_stat(obj, "stat-io-irqs", &core->st.io_irqs);
     ena_add_stat(obj, "stat-io-irqs-held", &core->st.io_irqs_held);

@@ -125,6 +125,9 @@ static bool ena_aenq_post(EnaCore *core, uint16_t group, uint16_t syndrome,
                   ev + ENAHW_AE_FLAGS, 1);
     core->aenq_tail++;
     trace_ena_aenq_post(group, syndrome, core->aenq_tail);
+    if (group == ENAHW_AEG_FATAL_ERROR) {
+        ena_halt_io(core);
+    }
     ena_mgmt_irq(core);
     return true;
 }
@@ -148,6 +151,16 @@ bool ena_post_fatal_event(EnaCore *core)
     uint8_t data[4] = { 0 };
 
     return ena_aenq_post(core, ENAHW_AEG_FATAL_ERROR, 0, data, sizeof(data));
+}
+
+/* A fatal error stops the IO queues until the next reset (io_halted). */
+void ena_halt_io(EnaCore *core)
+{
+    if (!core->io_halted) {
+        core->io_halted = true;
+        core->st.io_halts++;
+        trace_ena_io_halted();
+    }
 }
 
 /* the device's current hints, as GET HW_HINTS and UPDATE_HINTS carry them */
@@ -286,6 +299,7 @@ void ena_reset_done_cb(void *opaque)
     core->dev_sts = (core->fault_never_ready ? 0 : ENAHW_STS_READY) |
                     ENAHW_STS_RESET_DONE |
                     (core->fault_fatal ? ENAHW_STS_FATAL : 0);
+    core->io_halted = core->fault_fatal;
     trace_ena_reset_done(!core->fault_never_ready);
     if (!core->fault_never_ready) {
         ena_keepalive_arm(core);

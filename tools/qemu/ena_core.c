@@ -328,6 +328,7 @@ void ena_core_reset(EnaCore *core)
     core->dev_ctl = 0;
     core->dev_sts = ENAHW_STS_READY |
                     (core->fault_fatal ? ENAHW_STS_FATAL : 0);
+    core->io_halted = core->fault_fatal;
     ena_keepalive_arm(core);
 }
 

@@ -211,6 +211,8 @@ typedef struct EnaStats {
     uint64_t aenq_dropped;
     uint64_t aenq_disabled; /* events of a group the driver did not enable */
     uint64_t aenq_injected; /* aenq-inject writes */
+    uint64_t io_halts;      /* fatal errors that stopped the IO queues */
+    uint64_t rx_halted;     /* frames dropped while they were stopped */
     uint64_t admin_irqs_lost; /* admin completions without their MSI-X */
     uint64_t io_irqs;       /* IO interrupt messages sent */
     uint64_t io_irqs_held;  /* interrupts that waited for the moderation */
@@ -271,6 +273,12 @@ struct EnaCore {
     uint32_t fault_status_times;  /* then fail this many (0: all) */
     /* ... and the states a device may be stuck in */
     bool fault_fatal;
+    /*
+     * A fatal error (fault-fatal, a FATAL_ERROR event) stopped the IO
+     * queues: no TX is served, every frame from the wire is dropped, until
+     * a reset completes with the fault gone (or fault-fatal is cleared).
+     */
+    bool io_halted;
     bool fault_reset_ignore;  /* DEV_CTL resets are ignored */
     bool fault_never_ready;   /* a reset ends without READY */
     uint32_t max_mtu;         /* max-mtu: applies at the next reset */
@@ -410,6 +418,9 @@ static inline bool ena_ready(EnaCore *core)
  */
 static inline bool ena_io_running(EnaCore *core)
 {
+    if (core->io_halted) {
+        return false;
+    }
     return ena_ready(core) || (core->dev_sts & ENAHW_STS_RESET_BUSY);
 }
 
@@ -454,6 +465,7 @@ void ena_tx_kick(EnaCore *core, uint32_t idx);
 /* ena_admin.c: knobs that act at once */
 void ena_keepalive_arm(EnaCore *core);
 bool ena_post_fatal_event(EnaCore *core);
+void ena_halt_io(EnaCore *core);
 const char *ena_aenq_inject(EnaCore *core, uint16_t group, uint16_t syndrome,
                             uint64_t data);
 char *ena_host_info_str(EnaCore *core);

@@ -1075,6 +1075,9 @@ bool ena_can_receive(EnaCore *core)
     bool rxq = false, filling = false;
     uint32_t i;
 
+    if (core->io_halted) {
+        return true;    /* dropped by ena_receive(), not kept for later */
+    }
     if (!ena_io_running(core) || !core->sqs) {
         return false;
     }
@@ -1239,6 +1242,7 @@ ssize_t ena_receive(EnaCore *core, const uint8_t *buf, size_t size)
 
     if (!ena_io_running(core) || !size) {
         core->st.rx_dropped++;
+        core->st.rx_halted += core->io_halted;
         return size;
     }
     if (size > core->mtu + ENA_L2_OVERHEAD) {
@@ -1331,7 +1335,8 @@ static void ena_tx_timer_cb(void *opaque)
     EnaSqTimer *t = opaque;
     EnaCore *core = t->core;
 
-    if (!core->sqs[t->sq].live || core->tx_hold || !ena_ready(core)) {
+    if (!core->sqs[t->sq].live || core->tx_hold || !ena_ready(core) ||
+        core->io_halted) {
         return;
     }
     core->st.tx_deferred++;
@@ -1348,7 +1353,8 @@ void ena_tx_kick(EnaCore *core, uint32_t idx)
 {
     EnaSq *sq = &core->sqs[idx];
 
-    if (core->tx_hold || !ena_ready(core) || sq->tail == sq->head) {
+    if (core->tx_hold || !ena_ready(core) || core->io_halted ||
+        sq->tail == sq->head) {
         return;
     }
     if (!core->tx_delay_us) {

@@ -15,7 +15,10 @@ faults=${ENA_FAULTS:-$all}
 faults=${faults//,/ }
 QMAX0=$(model_get ena0 max-queues)   # fewer-queues changes it
 # Faults the stock driver is known not to act on: it never polls DEV_STS, so
-# a fatal status alone goes unnoticed; when DESTROY_SQ fails on close it
+# a fatal status alone goes unnoticed (the model stops its IO with it, as a
+# device in a fatal state does: when a TX queue the device no longer serves
+# fills, the stack's TX watchdog resets the device, reason 10, which may or
+# may not come within the case's wait); when DESTROY_SQ fails on close it
 # frees the rings of a queue the device still runs (destroy-fail,
 # shrink-destroy-fail). It looks for a lost interrupt only before a queue's
 # first one (later, only its TX watchdog may catch one, if that queue's
