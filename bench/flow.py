@@ -5,10 +5,13 @@
   flow.py echo --bind IP [--port P] --seconds S
       answer every datagram with itself, S seconds
   flow.py send --to IP [--port P] --pps N --seconds S --trigger-file F
-      N datagrams a second for S seconds, each carrying its sequence
-      number; the echoes are timed on arrival.  F holds the moment (epoch
-      seconds, as bash's EPOCHREALTIME) the reset's trigger was applied,
-      written while the flow runs.  Prints one line of KEY=VALUE pairs
+               [--ready-file R] [--after A]
+      N datagrams a second until A seconds (8) after the trigger, S
+      seconds at most, each carrying its sequence number; the echoes are
+      timed on arrival.  F holds the moment (epoch seconds, as bash's
+      EPOCHREALTIME) the reset's trigger was applied, written while the
+      flow runs; R is created when the first echo comes back (the flow
+      runs: the trigger may come).  Prints one line of KEY=VALUE pairs
       (bench/benchrec.py's arguments; an empty VALUE is null):
         sent, echoed, lost       datagrams (lost: sent, no echo; the last
                                  half second's are waited for)
@@ -84,6 +87,15 @@ def analyse(sent_at, echo_at, trigger):
     return res
 
 
+def read_trigger(path, wall0):
+    """The trigger's time on the monotonic clock, or None if not written."""
+    try:
+        with open(path) as f:
+            return float(f.read().strip()) - wall0
+    except (OSError, ValueError):
+        return None
+
+
 def send(a):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.connect((a.to, a.port))
@@ -93,11 +105,18 @@ def send(a):
     t0 = time.monotonic()
     # wall and monotonic clocks paired once: the trigger is a wall time
     wall0 = time.time() - t0
+    # the flow ends --after seconds after the trigger, --seconds at most
     nxt, end = t0, t0 + a.seconds
+    ready, trigger, look = False, None, t0
     while True:
         now = time.monotonic()
         if now >= end + 0.5:
             break
+        if trigger is None and now >= look:
+            look = now + 0.05
+            trigger = read_trigger(a.trigger_file, wall0)
+            if trigger is not None:
+                end = min(end, trigger + a.after)
         # paced: one datagram per slot; slots a stalled sender missed by
         # more than 50 ms are dropped, not sent in a burst
         if now - nxt > 0.05:
@@ -110,7 +129,7 @@ def send(a):
             sent_at.append(time.monotonic())
             echo_at.append(None)
             nxt += gap
-        wait = max(0.0, min(nxt, end + 0.5) - time.monotonic())
+        wait = max(0.0, min(nxt, look, end + 0.5) - time.monotonic())
         r, _, _ = select.select([s], [], [], wait)
         while r:
             try:
@@ -120,10 +139,10 @@ def send(a):
             seq = int.from_bytes(data[:8], "little")
             if seq < len(echo_at) and echo_at[seq] is None:
                 echo_at[seq] = time.monotonic()
-    try:
-        with open(a.trigger_file) as f:
-            trigger = float(f.read().strip()) - wall0
-    except (OSError, ValueError):
+                if a.ready_file and not ready:
+                    open(a.ready_file, "w").close()
+                    ready = True
+    if trigger is None:
         sys.exit("flow.py send: no trigger time in " + a.trigger_file)
     res = analyse(sent_at, echo_at, trigger)
     text = {None: "", True: "true", False: "false"}
@@ -140,6 +159,8 @@ def main():
     p.add_argument("--pps", type=int, default=500)
     p.add_argument("--seconds", type=float, required=True)
     p.add_argument("--trigger-file")
+    p.add_argument("--ready-file")
+    p.add_argument("--after", type=float, default=8.0)
     a = p.parse_args()
     if a.mode == "echo":
         echo(a)

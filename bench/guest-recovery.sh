@@ -5,7 +5,8 @@
 # model devices on one wire, the second in netns "ena-peer"; the peer sends
 # BENCH_RECOVERY_PPS UDP datagrams a second (bench/flow.py) to an echo on
 # the first, so the flow crosses the device under reset both ways.  A
-# second into the flow the model is made to need a reset of the first
+# second after the flow's first echo (a Python start under TCG may take
+# longer than that second) the model is made to need a reset of the first
 # device, by one of these triggers:
 #   keepalive  the device's keep-alive events stop until its next reset
 #              (both drivers reset after the keep-alive timeout, 2 s by
@@ -91,19 +92,28 @@ first_reason() {
 
 # one_trigger DRIVER ROUND NAME: the flow through one trigger, one record
 one_trigger() {
-	local drv=$1 round=$2 t=$3 r0 r1 res pid ev reason window
+	local drv=$1 round=$2 t=$3 r0 r1 res pid ev reason window i
 	window=$(window "$t")
-	rm -f "$tfile"
+	rm -f "$tfile" "$tfile.ready"
 	r0=$(model_get ena0 stat-resets)
-	python3 "$flow" echo --bind 10.77.0.1 --seconds $((window + 4)) &
+	python3 "$flow" echo --bind 10.77.0.1 --seconds $((window + 10)) &
 	pid=$!
 	sleep 0.3
 	ip netns exec ena-peer python3 "$flow" send --to 10.77.0.1 --pps "$pps" \
-		--seconds $((window + 1)) --trigger-file "$tfile" > "$tfile.json" &
+		--seconds $((window + 8)) --after "$window" \
+		--trigger-file "$tfile" --ready-file "$tfile.ready" > "$tfile.json" &
 	local spid=$!
+	for ((i = 0; i < 50; i++)); do
+		[ -e "$tfile.ready" ] && break
+		sleep 0.1
+	done
 	sleep 1
 	echo "$EPOCHREALTIME" > "$tfile"
-	ev=$(trigger "$t" 2>&1) || ev="trigger failed: $ev"
+	if [ -e "$tfile.ready" ]; then
+		ev=$(trigger "$t" 2>&1) || ev="trigger failed: $ev"
+	else
+		ev="trigger failed: no echo within 5 s"
+	fi
 	[ "$t" = keepalive ] && keepalive_back "$r0" $((SECONDS + window))
 	wait "$spid"
 	res=$(cat "$tfile.json" 2>/dev/null)
@@ -119,7 +129,7 @@ one_trigger() {
 		record driver="$drv" round="$round" test="$t" resets=$((r1 - r0)) reason="${reason:--1}" \
 			pps="$pps" window_s="$window" $res
 	fi
-	rm -f "$tfile.json"
+	rm -f "$tfile.json" "$tfile.ready"
 	# the next trigger starts from a device that passes traffic
 	wait_carrier "$A" 30 && ping_within 30 ||
 		echo "# $drv round $round $t: no traffic 30 s after the window"

@@ -934,15 +934,17 @@ def recovery_table(recs):
 
 def recovery_intervals(recs):
     """Paired ratios ours / stock per trigger: time to traffic over the
-    rounds both drivers recovered in, frames lost over the rounds stock lost
-    any in.  Returns the table lines and the cells for the summary."""
+    rounds both drivers recovered in, the outage and the datagrams lost
+    over the rounds stock had one in.  Returns the table lines and the cells
+    for the summary."""
     lines = ["| trigger | figure | n | ours / stock (95% interval) | verdict |", "|---|---|---|---|---|"]
     cells = []
     for t, name in RECOVERY_TRIGGERS:
         rs = [r for r in recs if r["test"] == t and not r.get("failed")]
         back = [r for r in rs if r.get("resume_ms") is not None and r.get("resets", 0) > 0]
         # (a round without a reset, or whose reset lost nothing, has no time to traffic)
-        for key, fig, src in (("resume_ms", "time to traffic", back), ("lost_after", "datagrams lost", rs)):
+        for key, fig, src in (("resume_ms", "time to traffic", back), ("outage_ms", "outage", rs),
+                              ("lost_after", "datagrams lost", rs)):
             ratios = round_ratios(((r["round"], r["driver"], r[key]) for r in src), "ours", "stock")
             if len(ratios) < 2:
                 lines.append(f"| {name} | {fig} | {len(ratios)} | - | too few paired rounds |")
@@ -982,7 +984,7 @@ def recovery(raw, prefix):
     ci_lines, cells = recovery_intervals(recs)
     lines += ["", "Paired ratios ours / stock: per round, ours' figure over stock's; the median of",
               "the rounds' ratios and its 95% bootstrap interval (4000 resamples of whole rounds).",
-              "Lower is better for both figures. Rounds where stock lost nothing give no ratio.", ""]
+              "Lower is better for every figure. Rounds where stock lost nothing give no ratio.", ""]
     lines += ci_lines
     lines += ["", "Summary (generated from the paired intervals above):"]
     for sentence in dp_summary(cells):

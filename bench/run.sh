@@ -93,34 +93,30 @@ for k in ${BENCH_KERNELS:-6.1 6.12}; do
 done
 done
 fi
-# datapath, stock vs ours alternating round by round in one guest per kernel
+# two_dev_part PART KERNELS SCRIPT: the parts whose guest has two devices on
+# one wire (the second in a netns) and alternates stock and ours round by
+# round: one guest per kernel running SCRIPT, then PART's report and index row
+two_dev_part() {
+	local part=$1 script=$3 k rel tag out
+	for k in $2; do
+		rel=$(ena_kernel_release "$k")
+		tag=$date-$rel-$part${BENCH_TAG:+-$BENCH_TAG}
+		out=$raw/$tag.jsonl
+		: > "$out"
+		snapshot_ko "$rel"
+		echo "bench: $part on $rel"
+		ENA_KO=$top/$ko BENCH_OUT=$top/$out BENCH_REPS=${BENCH_REPS:-10} \
+			tools/testing/vm/run --kernel "$k" --ena 2 --timeout 7200 -- "$script"
+		python3 bench/report.py "$part" "$out" "bench/results/$tag"
+		index_run "$part" "bench/results/$tag.md"
+	done
+}
+# datapath: throughput, packets, latency, interrupts, CPU
 if part datapath; then
-for k in ${BENCH_DP_KERNELS:-6.12}; do
-	rel=$(ena_kernel_release "$k")
-	dtag=$date-$rel-datapath${BENCH_TAG:+-$BENCH_TAG}
-	out=$raw/$dtag.jsonl
-	: > "$out"
-	snapshot_ko "$rel"
-	echo "bench: datapath on $rel"
-	ENA_KO=$top/$ko BENCH_OUT=$top/$out BENCH_REPS=${BENCH_REPS:-10} \
-		tools/testing/vm/run --kernel "$k" --ena 2 --timeout 7200 -- bench/guest-datapath.sh
-	python3 bench/report.py datapath "$out" "bench/results/$dtag"
-	index_run datapath "bench/results/$dtag.md"
-done
+	two_dev_part datapath "${BENCH_DP_KERNELS:-6.12}" bench/guest-datapath.sh
 fi
 # recovery from a device reset (keep-alive loss, FATAL_ERROR event, device
-# request) under a steady flow, stock vs ours alternating round by round
+# request) under a steady flow: time to traffic, outage, datagrams lost
 if part recovery; then
-for k in ${BENCH_RECOVERY_KERNELS:-6.12}; do
-	rel=$(ena_kernel_release "$k")
-	rtag=$date-$rel-recovery${BENCH_TAG:+-$BENCH_TAG}
-	out=$raw/$rtag.jsonl
-	: > "$out"
-	snapshot_ko "$rel"
-	echo "bench: recovery on $rel"
-	ENA_KO=$top/$ko BENCH_OUT=$top/$out BENCH_REPS=${BENCH_REPS:-10} \
-		tools/testing/vm/run --kernel "$k" --ena 2 --timeout 7200 -- bench/guest-recovery.sh
-	python3 bench/report.py recovery "$out" "bench/results/$rtag"
-	index_run recovery "bench/results/$rtag.md"
-done
+	two_dev_part recovery "${BENCH_RECOVERY_KERNELS:-6.12}" bench/guest-recovery.sh
 fi

@@ -149,7 +149,9 @@ rc=0
 if [ "${ENA_DEMO_RECOVERY:-1}" = 1 ]; then
 	printf '\nrecovery: one round, a steady flow of %s UDP datagrams a second through device 0 (make bench: 10 rounds and intervals)\n' \
 		"${BENCH_RECOVERY_PPS:-500}"
-	BENCH_OUT=$rec BENCH_REPS=1 "$bench/guest-recovery.sh" > /dev/null || rc=1
+	mkdir -p "$ENA_TOP/build/tmp"
+	BENCH_OUT=$rec BENCH_REPS=1 "$bench/guest-recovery.sh" > "$ENA_TOP/build/tmp/demo-recovery.log" || rc=1
 	python3 "$bench/report.py" recovery-text "$rec" || rc=1
+	echo "(each trigger's line: build/tmp/demo-recovery.log)"
 fi
 exit $rc
