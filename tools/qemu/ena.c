@@ -212,16 +212,10 @@ static bool ena_get_tx_hold(Object *obj, Error **errp)
 static void ena_set_tx_hold(Object *obj, bool val, Error **errp)
 {
     EnaCore *core = &ENA(obj)->core;
-    uint32_t i;
 
     core->tx_hold = val;
-    if (val || !ena_ready(core)) {
-        return;
-    }
-    for (i = 0; core->sqs && i < core->qcap; i++) {
-        if (core->sqs[i].live && core->sqs[i].dir == ENAHW_DIR_TX) {
-            ena_tx_kick(core, i);
-        }
+    if (!val) {
+        ena_tx_kick_all(core);
     }
 }
 
@@ -239,9 +233,10 @@ static void ena_set_fatal(Object *obj, bool val, Error **errp)
         core->dev_sts |= ENAHW_STS_FATAL;
         ena_halt_io(core);
     } else {
-        /* the device healed: IO runs again, pending TX at its next doorbell */
+        /* the device healed: IO runs again, the TX it left pending too */
         core->dev_sts &= ~ENAHW_STS_FATAL;
         core->io_halted = false;
+        ena_tx_kick_all(core);
     }
 }
 

@@ -1086,11 +1086,13 @@ char *ena_host_info_str(EnaCore *core)
                            "kernel_ver_str=%s\nkernel_ver=0x%x\n"
                            "driver_version=0x%x\nspec_version=0x%x\n"
                            "bdf=%02x:%02x.%x\nnum_cpus=%u\n"
-                           "driver_supported_features=0x%x\n",
+                           "driver_supported_features=0x%x\n"
+                           "supported_network_features=0x%08x%08x\n",
                            ldl_le_p(p), dist, ldl_le_p(p + 132), kver,
                            ldl_le_p(p + 168), ldl_le_p(p + 172),
                            lduw_le_p(p + 184), bdf >> 8, (bdf >> 3) & 0x1f,
-                           bdf & 7, lduw_le_p(p + 188), ldl_le_p(p + 192));
+                           bdf & 7, lduw_le_p(p + 188), ldl_le_p(p + 192),
+                           ldl_le_p(p + 180), ldl_le_p(p + 176));
 }
 
 void ena_aq_doorbell(EnaCore *core, uint32_t val)

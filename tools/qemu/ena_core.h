@@ -461,6 +461,7 @@ void ena_rx_burst_cb(void *opaque);
 ssize_t ena_receive(EnaCore *core, const uint8_t *buf, size_t size);
 void ena_set_link(EnaCore *core);
 void ena_tx_kick(EnaCore *core, uint32_t idx);
+void ena_tx_kick_all(EnaCore *core);
 
 /* ena_admin.c: knobs that act at once */
 void ena_keepalive_arm(EnaCore *core);

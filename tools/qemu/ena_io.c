@@ -1365,6 +1365,21 @@ void ena_tx_kick(EnaCore *core, uint32_t idx)
     }
 }
 
+/* Every live TX queue's pending work served, as after a pause (tx-hold). */
+void ena_tx_kick_all(EnaCore *core)
+{
+    uint32_t i;
+
+    if (!ena_ready(core)) {
+        return;
+    }
+    for (i = 0; core->sqs && i < core->qcap; i++) {
+        if (core->sqs[i].live && core->sqs[i].dir == ENAHW_DIR_TX) {
+            ena_tx_kick(core, i);
+        }
+    }
+}
+
 /*
  * RX descriptors from @from to @to announced: the device takes each one
  * now (its buffer, length and req_id), as hardware fetches them, and uses

@@ -667,6 +667,7 @@ void ena_order_done(struct pci_dev *pdev);
 int ena_device_init(struct ena_adapter *a, enum ena_reset_reason reason);
 void ena_device_fini(struct ena_adapter *a);
 int ena_set_mtu_dev(struct ena_adapter *a, u32 mtu);
+void ena_host_info_features(struct ena_adapter *a);
 
 /* ena_rss.c */
 int ena_rss_probe(struct ena_adapter *a);

@@ -39,6 +39,27 @@ static u32 ena_kernel_code(void)
 	return (maj << 16) | (min << 8) | min_t(unsigned int, sub, 255);
 }
 
+/**
+ * ena_host_info_features() - the netdev's features into the host-info page
+ * @a: adapter
+ *
+ * The device reads the page when it likes.  The in-tree driver writes the
+ * interface's features into it every second, so that the device sees the
+ * offloads a user turned on or off; the watchdog does the same here, and
+ * each device init.  A plain read of the features, as they change under
+ * RTNL: a second late at most.
+ */
+void ena_host_info_features(struct ena_adapter *a)
+{
+	u64 f = READ_ONCE(a->netdev->features);
+	struct ena_host_info *hi = a->host_info;
+
+	WRITE_ONCE(hi->supported_network_features[0],
+		   cpu_to_le32(lower_32_bits(f)));
+	WRITE_ONCE(hi->supported_network_features[1],
+		   cpu_to_le32(upper_32_bits(f)));
+}
+
 static void ena_fill_host_info(struct ena_adapter *a)
 {
 	struct ena_host_info *hi = a->host_info;
@@ -64,6 +85,7 @@ static void ena_fill_host_info(struct ena_adapter *a)
 	hi->num_cpus = cpu_to_le16(num_online_cpus());
 	hi->driver_supported_features = cpu_to_le32(ENA_HOST_FEAT_INTR_MODER |
 						    ENA_HOST_FEAT_RSS_FUNC_KEY);
+	ena_host_info_features(a);
 }
 
 static int ena_send_host_attr(struct ena_adapter *a)

@@ -4,7 +4,8 @@
  * events, a fatal DEV_STS, a failed reset to retry) and each running queue
  * (TX completions that never came, completions no interrupt announced, RX
  * rings starved of buffers), and asks ena_reset.c for a device reset when
- * one is due. Arming and disarming it is here too.
+ * one is due; it also refreshes the features in the host-info page the
+ * device reads. Arming and disarming it is here too.
  */
 #include <linux/bitfield.h>
 #include <linux/jiffies.h>
@@ -305,6 +306,7 @@ static void ena_watchdog(struct work_struct *w)
 				   "DEV_STS reports a fatal error");
 		goto again;
 	}
+	ena_host_info_features(a);
 	ena_io_health(a);
 again:
 	queue_delayed_work(system_wq, &a->watchdog, ENA_WATCHDOG_PERIOD);

@@ -90,6 +90,32 @@ host_info() {
 		grep -qx "num_cpus=$(nproc)" <<< "$hi" &&
 		grep -qx "bdf=${bdf#*:}" <<< "$hi"
 }
+# hi_features: the interface's features as the host-info page shows them
+hi_features() { model_get ena0 host-info | sed -n 's/^supported_network_features=//p'; }
+# host_info_features: the page follows the interface's features, rewritten
+# every second as in-tree: GRO off flips one bit within 3 s, on flips it back
+host_info_features() {
+	local f0 f1 f2 i
+	f0=$(hi_features)
+	echo "features $f0"
+	[ -n "$f0" ] && [ "$((f0))" != 0 ] || { echo "no features in the page"; return 1; }
+	ethtool -K "$A" gro off || return 1
+	for ((i = 0; i < 15; i++)); do
+		f1=$(hi_features)
+		[ "$f1" != "$f0" ] && break
+		sleep 0.2
+	done
+	ethtool -K "$A" gro on || return 1
+	for ((i = 0; i < 15; i++)); do
+		f2=$(hi_features)
+		[ "$f2" = "$f0" ] && break
+		sleep 0.2
+	done
+	echo "gro off: $f1, on again: $f2"
+	# one bit apart (x & (x - 1) clears the lowest set bit)
+	local x=$((f0 ^ f1))
+	[ "$x" != 0 ] && [ $((x & (x - 1))) = 0 ] && [ "$f2" = "$f0" ]
+}
 # mac_changed: across a reset the device reports another MAC address; the
 # driver refuses it (the interface keeps its address, as the in-tree driver
 # does), and ours brings the interface back once the device reports the old
@@ -344,7 +370,7 @@ pci_order_names() {
 	[ $rc = 0 ] && setup_pair
 }
 
-ktap_header 20
+ktap_header 21
 d0=$(dmesg_lines)
 [ "$(ena_pci_devs | wc -l)" = 5 ] || echo "# expected 5 devices (tests.list gives their IDs)"
 # the missing-completion check waits 60 s (the device's hint), so the TX
@@ -364,6 +390,7 @@ else
 fi
 ktap_check "ethtool -i: driver ena, bus-info the PCI address" drvinfo
 ktap_check "host info to the device: OS type, release, kernel version, CPUs, PCI address" host_info
+ktap_check "host info follows the interface's features: gro off and on, within 3 s each" host_info_features
 ktap_check "ethtool -K: each changeable feature goes off and on, traffic passes" toggles
 ktap_check "RX hash to the stack: the device's Toeplitz hash, L4 for UDP; none with rx-hashing off" rx_hash
 ktap_check "ethtool -T: software receive timestamps" ts_info
