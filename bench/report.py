@@ -744,7 +744,7 @@ def paired_ci(ratios, n=4000, seed=1):
 
 
 # figures where a lower value is the better one (the rest: higher is better)
-LOWER_BETTER = {"rr_us", "irq_per_pkt", "cpu_s_per_gb"}
+LOWER_BETTER = {"rr_us", "irq_per_pkt", "cpu_s_per_gb", "resume_ms", "outage_ms", "lost_after"}
 
 
 def verdict(key, test, lo, hi):
@@ -950,7 +950,7 @@ def recovery_intervals(recs):
                 lines.append(f"| {name} | {fig} | {len(ratios)} | - | too few paired rounds |")
                 continue
             r, lo, hi = paired_ci(ratios)
-            v = "no measured difference" if lo <= 1 <= hi else ("ours ahead" if hi < 1 else "ours behind")
+            v = verdict(key, t, lo, hi)
             cells.append((f"{name}, {fig}", v, r, lo, hi, len(ratios)))
             lines.append(f"| {name} | {fig} | {len(ratios)} | {r:.3f} ({lo:.3f}..{hi:.3f}) | {v} |")
     return lines, cells
